@@ -1,0 +1,154 @@
+/* main.c: session-restore-policyd
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-policyd"
+
+#include "config.h"
+
+#include <locale.h>
+#include <signal.h>
+
+#include <glib-unix.h>
+#include <gio/gio.h>
+
+#include "sr-daemon.h"
+#include "sr-settings.h"
+
+typedef struct {
+  GMainLoop *loop;          /* (owned) */
+  SrDaemon *daemon;         /* (owned) */
+  gboolean acquired;
+  int exit_status;
+} Context;
+
+static void
+on_bus_acquired_cb (GDBusConnection *bus,
+                    const char      *name,
+                    gpointer         user_data)
+{
+  Context *ctx = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_daemon_export (ctx->daemon, bus, &error))
+    {
+      g_printerr ("Could not export %s: %s\n", SR_OBJECT_PATH, error->message);
+      ctx->exit_status = 1;
+      g_main_loop_quit (ctx->loop);
+    }
+}
+
+static void
+on_name_acquired_cb (GDBusConnection *bus,
+                     const char      *name,
+                     gpointer         user_data)
+{
+  Context *ctx = user_data;
+
+  ctx->acquired = TRUE;
+  g_debug ("Owning %s", name);
+}
+
+static void
+on_name_lost_cb (GDBusConnection *bus,
+                 const char      *name,
+                 gpointer         user_data)
+{
+  Context *ctx = user_data;
+
+  if (bus == NULL)
+    {
+      g_printerr ("Could not connect to the session bus\n");
+      ctx->exit_status = 1;
+    }
+  else if (!ctx->acquired)
+    {
+      g_printerr ("%s is owned by another process; use --replace to take over\n", name);
+      ctx->exit_status = 1;
+    }
+  else
+    {
+      /* Replaced by another instance, or the bus went away: either way
+       * this one has nothing left to do. */
+      g_message ("Lost %s, exiting", name);
+    }
+  g_main_loop_quit (ctx->loop);
+}
+
+static gboolean
+on_terminate_cb (gpointer user_data)
+{
+  Context *ctx = user_data;
+
+  g_main_loop_quit (ctx->loop);
+  return G_SOURCE_REMOVE;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gboolean replace = FALSE, verbose = FALSE, version = FALSE;
+  const GOptionEntry entries[] = {
+    { "replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
+      "Replace the running instance", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+      "Print debugging messages", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version,
+      "Print the version and exit", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrSettings) settings = NULL;
+  Context ctx = { 0 };
+  guint owner_id;
+
+  setlocale (LC_ALL, "");
+
+  options = g_option_context_new (NULL);
+  g_option_context_set_summary (options,
+                                "The policy authority for saving and restoring app state.");
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!g_option_context_parse (options, &argc, &argv, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 2;
+    }
+
+  if (version)
+    {
+      g_print ("session-restore-policyd %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+
+  if (verbose)
+    g_log_set_debug_enabled (TRUE);
+
+  settings = sr_settings_new (&error);
+  if (settings == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+
+  ctx.loop = g_main_loop_new (NULL, FALSE);
+  ctx.daemon = sr_daemon_new (settings);
+
+  g_unix_signal_add (SIGTERM, on_terminate_cb, &ctx);
+  g_unix_signal_add (SIGINT, on_terminate_cb, &ctx);
+
+  owner_id = g_bus_own_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
+                             G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT |
+                             (replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE : 0),
+                             on_bus_acquired_cb, on_name_acquired_cb, on_name_lost_cb,
+                             &ctx, NULL);
+
+  g_main_loop_run (ctx.loop);
+
+  g_bus_unown_name (owner_id);
+  g_clear_pointer (&ctx.daemon, sr_daemon_free);
+  g_clear_pointer (&ctx.loop, g_main_loop_unref);
+
+  return ctx.exit_status;
+}

@@ -1,0 +1,178 @@
+/* sr-crash-guard.c: counts involuntary exits per app
+ *
+ * Each app keeps the times of its recent involuntary exits; a voluntary
+ * exit forgets them. Times are wall-clock µs so that they mean the same
+ * after policyd (or the machine) restarts. The table is written to disk
+ * whenever it changes, which is on app exits only, never on a check.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "sr-crash-guard.h"
+#include "sr-state-file.h"
+
+/* The schema's largest threshold: older exits can never matter. */
+#define MAX_EXITS_KEPT 1000
+#define STATE_TYPE G_VARIANT_TYPE ("a{sax}")
+
+struct _SrCrashGuard {
+  char *path;          /* (owned) */
+  GHashTable *exits;   /* (owned) app id → GArray of gint64, oldest first */
+};
+
+static void
+load (SrCrashGuard *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) state = sr_state_file_load (self->path, STATE_TYPE, &error);
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *times;
+
+  if (error != NULL)
+    g_warning ("Crash counters: %s", error->message);
+  if (state == NULL)
+    return;
+
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_loop (&iter, "{&s@ax}", &app_id, &times))
+    {
+      gsize n;
+      const gint64 *values = g_variant_get_fixed_array (times, &n, sizeof (gint64));
+      GArray *array = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
+
+      g_array_append_vals (array, values, MIN (n, MAX_EXITS_KEPT));
+      g_hash_table_replace (self->exits, g_strdup (app_id), array);
+    }
+}
+
+SrCrashGuard *
+sr_crash_guard_new (const char *path)
+{
+  SrCrashGuard *self = g_new0 (SrCrashGuard, 1);
+
+  self->path = g_strdup (path);
+  self->exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify) g_array_unref);
+  load (self);
+  return self;
+}
+
+void
+sr_crash_guard_free (SrCrashGuard *self)
+{
+  g_hash_table_unref (self->exits);
+  g_free (self->path);
+  g_free (self);
+}
+
+static gboolean
+save (SrCrashGuard  *self,
+      GError       **error)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (STATE_TYPE);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->exits);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GArray *array = value;
+      g_variant_builder_add (&builder, "{s@ax}", (const char *) key,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_INT64,
+                                                        array->data, array->len,
+                                                        sizeof (gint64)));
+    }
+
+  return sr_state_file_save (self->path, g_variant_builder_end (&builder), error);
+}
+
+/* Forgets exits that fell out of the window; drops the app when none are
+ * left. Returns whether anything was dropped. */
+static gboolean
+prune (SrCrashGuard *self,
+       const char   *app_id,
+       GArray       *array,
+       gint64        now,
+       guint         window_secs)
+{
+  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
+  guint keep_from = 0;
+
+  while (keep_from < array->len && g_array_index (array, gint64, keep_from) < since)
+    keep_from++;
+  if (array->len - keep_from > MAX_EXITS_KEPT)
+    keep_from = array->len - MAX_EXITS_KEPT;
+  if (keep_from == 0)
+    return FALSE;
+
+  g_array_remove_range (array, 0, keep_from);
+  if (array->len == 0)
+    g_hash_table_remove (self->exits, app_id);
+  return TRUE;
+}
+
+gboolean
+sr_crash_guard_note_exit (SrCrashGuard  *self,
+                          const char    *app_id,
+                          gboolean       voluntary,
+                          gint64         now,
+                          guint          window_secs,
+                          GError       **error)
+{
+  GArray *array = g_hash_table_lookup (self->exits, app_id);
+
+  if (voluntary)
+    {
+      if (array == NULL)
+        return TRUE;
+      g_hash_table_remove (self->exits, app_id);
+      return save (self, error);
+    }
+
+  if (array == NULL)
+    {
+      array = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_hash_table_insert (self->exits, g_strdup (app_id), array);
+    }
+  g_array_append_val (array, now);
+  prune (self, app_id, array, now, window_secs);
+
+  return save (self, error);
+}
+
+guint
+sr_crash_guard_count (SrCrashGuard *self,
+                      const char   *app_id,
+                      gint64        now,
+                      guint         window_secs)
+{
+  GArray *array = g_hash_table_lookup (self->exits, app_id);
+  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
+  guint count = 0;
+
+  if (array == NULL)
+    return 0;
+
+  /* Newest last: count back until the window ends. */
+  for (guint i = array->len; i > 0; i--)
+    {
+      if (g_array_index (array, gint64, i - 1) < since)
+        break;
+      count++;
+    }
+  return count;
+}
+
+gboolean
+sr_crash_guard_in_loop (SrCrashGuard *self,
+                        const char   *app_id,
+                        gint64        now,
+                        guint         threshold,
+                        guint         window_secs)
+{
+  if (threshold == 0)
+    return FALSE;
+  return sr_crash_guard_count (self, app_id, now, window_secs) >= threshold;
+}

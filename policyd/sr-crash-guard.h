@@ -1,0 +1,33 @@
+/* sr-crash-guard.h: counts involuntary exits per app
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SrCrashGuard SrCrashGuard;
+
+SrCrashGuard *sr_crash_guard_new       (const char    *path);
+void          sr_crash_guard_free      (SrCrashGuard  *self);
+gboolean      sr_crash_guard_note_exit (SrCrashGuard  *self,
+                                        const char    *app_id,
+                                        gboolean       voluntary,
+                                        gint64         now,
+                                        guint          window_secs,
+                                        GError       **error);
+gboolean      sr_crash_guard_in_loop   (SrCrashGuard  *self,
+                                        const char    *app_id,
+                                        gint64         now,
+                                        guint          threshold,
+                                        guint          window_secs);
+guint         sr_crash_guard_count     (SrCrashGuard  *self,
+                                        const char    *app_id,
+                                        gint64         now,
+                                        guint          window_secs);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCrashGuard, sr_crash_guard_free)
+
+G_END_DECLS

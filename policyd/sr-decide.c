@@ -1,0 +1,151 @@
+/* sr-decide.c: the decision rules of CheckSave and CheckRestore
+ *
+ * The rules of DESIGN.md, in their order; the first that matches answers.
+ * Nothing here touches the disk or the bus: this is the hot path.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include "sr-app-id.h"
+#include "sr-decide.h"
+#include "sr-error.h"
+
+#define USEC_PER_DAY (G_USEC_PER_SEC * (gint64) 86400)
+
+static gboolean
+answer (SrVerdict    verdict,
+        const char  *why,
+        SrVerdict   *out_verdict,
+        const char **out_why)
+{
+  *out_verdict = verdict;
+  *out_why = why;
+  return TRUE;
+}
+
+/* Rules 1 to 3, shared by saving and restoring. Returns TRUE when one of
+ * them decided (or failed), FALSE when the later rules must go on. */
+static gboolean
+decide_common (const SrDecisionContext  *ctx,
+               const char               *app_id,
+               gboolean                 *decided,
+               SrVerdict                *out_verdict,
+               const char              **out_why,
+               GError                  **error)
+{
+  *decided = TRUE;
+
+  if (!sr_app_id_validate (app_id, error))
+    return FALSE;
+
+  if (!ctx->policy->enabled)
+    return answer (SR_VERDICT_DENY, "disabled", out_verdict, out_why);
+
+  if (g_hash_table_contains (ctx->policy->excluded, app_id))
+    return answer (SR_VERDICT_DENY, "excluded", out_verdict, out_why);
+
+  *decided = FALSE;
+  return TRUE;
+}
+
+gboolean
+sr_decide_save (const SrDecisionContext  *ctx,
+                const char               *app_id,
+                SrVerdict                *out_verdict,
+                const char              **out_why,
+                GError                  **error)
+{
+  gboolean decided;
+
+  if (!decide_common (ctx, app_id, &decided, out_verdict, out_why, error))
+    return FALSE;
+  if (decided)
+    return TRUE;
+
+  return answer (SR_VERDICT_ALLOW, "allowed", out_verdict, out_why);
+}
+
+gboolean
+sr_decide_restore (const SrDecisionContext  *ctx,
+                   const char               *app_id,
+                   guint32                   reason,
+                   GVariant                 *options,
+                   SrVerdict                *out_verdict,
+                   const char              **out_why,
+                   GError                  **error)
+{
+  const SrPolicy *policy = ctx->policy;
+  gboolean decided;
+  gint64 saved_at;
+
+  /* An unknown reason is a caller bug whatever the settings say, so it is
+   * refused before the settings are read, like a bad app id. */
+  if (reason < SR_REASON_LAUNCH || reason > SR_REASON_RESTORE)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "Restore reason %u is not one of LAUNCH (1), RECOVER (2) or RESTORE (3)",
+                   reason);
+      return FALSE;
+    }
+
+  if (options != NULL)
+    {
+      g_autoptr(GVariant) value = g_variant_lookup_value (options, "saved-at", NULL);
+
+      if (value != NULL && !g_variant_is_of_type (value, G_VARIANT_TYPE_INT64))
+        {
+          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                       "The option “saved-at” must be of type “x”, not “%s”",
+                       g_variant_get_type_string (value));
+          return FALSE;
+        }
+    }
+
+  if (!decide_common (ctx, app_id, &decided, out_verdict, out_why, error))
+    return FALSE;
+  if (decided)
+    return TRUE;
+
+  switch ((SrRestoreReason) reason)
+    {
+    case SR_REASON_LAUNCH:
+      if (!policy->restore_on_launch)
+        return answer (SR_VERDICT_DENY, "launch-off", out_verdict, out_why);
+      break;
+
+    case SR_REASON_RECOVER:
+      if (!policy->restore_after_crash)
+        return answer (SR_VERDICT_DENY, "recover-off", out_verdict, out_why);
+      if (ctx->crash_guard != NULL &&
+          sr_crash_guard_in_loop (ctx->crash_guard, app_id, ctx->now,
+                                  policy->crash_loop_threshold,
+                                  policy->crash_loop_window))
+        return answer (SR_VERDICT_DENY, "crash-loop", out_verdict, out_why);
+      break;
+
+    case SR_REASON_RESTORE:
+      if (policy->login_restore == SR_LOGIN_RESTORE_NEVER)
+        return answer (SR_VERDICT_DENY, "login-off", out_verdict, out_why);
+      if (policy->login_restore == SR_LOGIN_RESTORE_ASK)
+        return answer (SR_VERDICT_ASK, "ask", out_verdict, out_why);
+      break;
+
+    case SR_REASON_PRISTINE:
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (options != NULL && g_variant_lookup (options, "saved-at", "x", &saved_at))
+    {
+      if (ctx->clear_points != NULL &&
+          saved_at <= sr_clear_points_get (ctx->clear_points, app_id))
+        return answer (SR_VERDICT_DENY, "cleared", out_verdict, out_why);
+
+      if (policy->max_age_days >= 0 &&
+          ctx->now - saved_at > (gint64) policy->max_age_days * USEC_PER_DAY)
+        return answer (SR_VERDICT_DENY, "expired", out_verdict, out_why);
+    }
+
+  return answer (SR_VERDICT_ALLOW, "allowed", out_verdict, out_why);
+}

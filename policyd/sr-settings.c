@@ -1,0 +1,492 @@
+/* sr-settings.c: the user's settings, the administrator's locks
+ *
+ * One object owns the GSettings of org.gnome.SessionRestore (and, where it
+ * is installed, org.gnome.desktop.session "save-restore"). It keeps what
+ * the decision rules read in an SrPolicy, rebuilt whenever dconf says
+ * something changed, so that checks never touch GSettings. It also keeps
+ * each D-Bus property's last value, so that "properties-changed" names
+ * exactly the properties whose value changed, whatever changed them: the
+ * service, gsettings, dconf or a new system database.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-settings"
+
+#include "config.h"
+
+#include "sr-app-id.h"
+#include "sr-error.h"
+#include "sr-settings.h"
+
+#define DESKTOP_SCHEMA "org.gnome.desktop.session"
+#define DESKTOP_KEY "save-restore"
+
+typedef enum {
+  PROP_VERSION,
+  PROP_ENABLED,
+  PROP_LOGIN_RESTORE,
+  PROP_RESTORE_AFTER_CRASH,
+  PROP_RESTORE_ON_LAUNCH,
+  PROP_EXCLUDED_APPS,
+  PROP_ADMIN_EXCLUDED_APPS,
+  PROP_MAX_AGE_DAYS,
+  PROP_CRASH_LOOP_THRESHOLD,
+  PROP_CRASH_LOOP_WINDOW,
+  PROP_LOCKED_SETTINGS,
+  N_PROPS
+} Prop;
+
+/* Property ↔ key; NULL key for the properties that are not a key. */
+static const struct {
+  const char *property;
+  const char *key;
+} props[N_PROPS] = {
+  [PROP_VERSION] = { "Version", NULL },
+  [PROP_ENABLED] = { "Enabled", "enabled" },
+  [PROP_LOGIN_RESTORE] = { "LoginRestore", "login-restore" },
+  [PROP_RESTORE_AFTER_CRASH] = { "RestoreAfterCrash", "restore-after-crash" },
+  [PROP_RESTORE_ON_LAUNCH] = { "RestoreOnLaunch", "restore-on-launch" },
+  [PROP_EXCLUDED_APPS] = { "ExcludedApps", "excluded-apps" },
+  [PROP_ADMIN_EXCLUDED_APPS] = { "AdminExcludedApps", "admin-excluded-apps" },
+  [PROP_MAX_AGE_DAYS] = { "MaxAgeDays", "max-age-days" },
+  [PROP_CRASH_LOOP_THRESHOLD] = { "CrashLoopThreshold", "crash-loop-threshold" },
+  [PROP_CRASH_LOOP_WINDOW] = { "CrashLoopWindow", "crash-loop-window" },
+  [PROP_LOCKED_SETTINGS] = { "LockedSettings", NULL },
+};
+
+static const char *property_names[N_PROPS + 1];
+
+struct _SrSettings {
+  GObject parent_instance;
+
+  GSettings *settings;           /* (owned) */
+  GSettingsSchema *schema;       /* (owned) */
+  GSettings *desktop;            /* (owned) (nullable): where installed */
+
+  SrPolicy policy;
+  GHashTable *excluded;          /* (owned) the set policy.excluded points at */
+  GVariant *values[N_PROPS];     /* (owned) last value of each property */
+};
+
+G_DEFINE_FINAL_TYPE (SrSettings, sr_settings, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_PROPERTIES_CHANGED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+static gboolean
+key_is_writable (SrSettings *self,
+                 const char *key)
+{
+  if (!g_settings_is_writable (self->settings, key))
+    return FALSE;
+  if (self->desktop != NULL && g_str_equal (key, "enabled"))
+    return g_settings_is_writable (self->desktop, DESKTOP_KEY);
+  return TRUE;
+}
+
+static GVariant *
+compute_property (SrSettings *self,
+                  Prop        prop)
+{
+  switch (prop)
+    {
+    case PROP_VERSION:
+      return g_variant_new_uint32 (SR_API_VERSION);
+
+    case PROP_ENABLED:
+      return g_variant_new_boolean (self->policy.enabled);
+
+    case PROP_LOCKED_SETTINGS:
+      {
+        g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+        g_auto(GStrv) locked = NULL;
+
+        for (guint i = 0; i < N_PROPS; i++)
+          if (props[i].key != NULL && !key_is_writable (self, props[i].key))
+            g_strv_builder_add (builder, props[i].key);
+        locked = g_strv_builder_end (builder);
+        return g_variant_new_strv ((const char * const *) locked, -1);
+      }
+
+    case PROP_LOGIN_RESTORE:
+    case PROP_RESTORE_AFTER_CRASH:
+    case PROP_RESTORE_ON_LAUNCH:
+    case PROP_EXCLUDED_APPS:
+    case PROP_ADMIN_EXCLUDED_APPS:
+    case PROP_MAX_AGE_DAYS:
+    case PROP_CRASH_LOOP_THRESHOLD:
+    case PROP_CRASH_LOOP_WINDOW:
+      return g_settings_get_value (self->settings, props[prop].key);
+
+    case N_PROPS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+add_valid_app_ids (GHashTable *set,
+                   GSettings  *settings,
+                   const char *key)
+{
+  g_auto(GStrv) apps = g_settings_get_strv (settings, key);
+
+  for (guint i = 0; apps[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* gsettings can write anything; an entry that is no app id could
+       * never match, but say so rather than hide it. */
+      if (!sr_app_id_validate (apps[i], &error))
+        g_warning ("Ignoring an entry of “%s”: %s", key, error->message);
+      else
+        g_hash_table_add (set, g_strdup (apps[i]));
+    }
+}
+
+static void
+reload_policy (SrSettings *self)
+{
+  SrPolicy *policy = &self->policy;
+  g_autoptr(GHashTable) excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  policy->enabled = g_settings_get_boolean (self->settings, "enabled") &&
+                    (self->desktop == NULL ||
+                     g_settings_get_boolean (self->desktop, DESKTOP_KEY));
+  policy->login_restore = g_settings_get_enum (self->settings, "login-restore");
+  policy->restore_after_crash = g_settings_get_boolean (self->settings, "restore-after-crash");
+  policy->restore_on_launch = g_settings_get_boolean (self->settings, "restore-on-launch");
+  policy->max_age_days = g_settings_get_int (self->settings, "max-age-days");
+  policy->crash_loop_threshold = g_settings_get_uint (self->settings, "crash-loop-threshold");
+  policy->crash_loop_window = g_settings_get_uint (self->settings, "crash-loop-window");
+
+  add_valid_app_ids (excluded, self->settings, "excluded-apps");
+  add_valid_app_ids (excluded, self->settings, "admin-excluded-apps");
+  g_clear_pointer (&self->excluded, g_hash_table_unref);
+  self->excluded = g_steal_pointer (&excluded);
+  policy->excluded = self->excluded;
+}
+
+/* Rebuilds everything and reports the properties whose value changed.
+ * Cheap enough to do on any change: a handful of keys. */
+static void
+refresh (SrSettings *self)
+{
+  g_autoptr(GPtrArray) changed = g_ptr_array_new ();
+
+  reload_policy (self);
+
+  for (Prop i = 0; i < N_PROPS; i++)
+    {
+      g_autoptr(GVariant) value = g_variant_ref_sink (compute_property (self, i));
+
+      if (self->values[i] != NULL && g_variant_equal (self->values[i], value))
+        continue;
+      g_clear_pointer (&self->values[i], g_variant_unref);
+      self->values[i] = g_steal_pointer (&value);
+      g_ptr_array_add (changed, (gpointer) props[i].property);
+    }
+
+  if (changed->len > 0)
+    {
+      g_ptr_array_add (changed, NULL);
+      g_signal_emit (self, signals[SIGNAL_PROPERTIES_CHANGED], 0, changed->pdata);
+    }
+}
+
+static void
+on_settings_changed_cb (GSettings  *settings,
+                        const char *key,
+                        SrSettings *self)
+{
+  refresh (self);
+}
+
+static void
+on_settings_writable_changed_cb (GSettings  *settings,
+                                 const char *key,
+                                 SrSettings *self)
+{
+  refresh (self);
+}
+
+static GSettings *
+watch_settings (SrSettings *self,
+                GSettings  *settings)
+{
+  g_signal_connect_object (settings, "changed",
+                           G_CALLBACK (on_settings_changed_cb), self, 0);
+  g_signal_connect_object (settings, "writable-changed",
+                           G_CALLBACK (on_settings_writable_changed_cb), self, 0);
+  return settings;
+}
+
+static void
+sr_settings_finalize (GObject *object)
+{
+  SrSettings *self = SR_SETTINGS (object);
+
+  for (guint i = 0; i < N_PROPS; i++)
+    g_clear_pointer (&self->values[i], g_variant_unref);
+  g_clear_pointer (&self->excluded, g_hash_table_unref);
+  g_clear_object (&self->desktop);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->schema, g_settings_schema_unref);
+
+  G_OBJECT_CLASS (sr_settings_parent_class)->finalize (object);
+}
+
+static void
+sr_settings_class_init (SrSettingsClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sr_settings_finalize;
+
+  /**
+   * SrSettings::properties-changed:
+   * @names: (array zero-terminated=1): the D-Bus properties whose value changed
+   */
+  signals[SIGNAL_PROPERTIES_CHANGED] =
+    g_signal_new ("properties-changed", G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRV);
+
+  for (guint i = 0; i < N_PROPS; i++)
+    property_names[i] = props[i].property;
+}
+
+static void
+sr_settings_init (SrSettings *self)
+{
+}
+
+SrSettings *
+sr_settings_new (GError **error)
+{
+  g_autoptr(SrSettings) self = NULL;
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) desktop_schema = NULL;
+
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, SR_SETTINGS_SCHEMA, TRUE);
+  if (schema == NULL)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+                   "The GSettings schema %s is not installed", SR_SETTINGS_SCHEMA);
+      return NULL;
+    }
+
+  self = g_object_new (SR_TYPE_SETTINGS, NULL);
+  self->schema = g_steal_pointer (&schema);
+  self->settings = watch_settings (self, g_settings_new_full (self->schema, NULL, NULL));
+
+  desktop_schema = g_settings_schema_source_lookup (source, DESKTOP_SCHEMA, TRUE);
+  if (desktop_schema != NULL && g_settings_schema_has_key (desktop_schema, DESKTOP_KEY))
+    self->desktop = watch_settings (self, g_settings_new_full (desktop_schema, NULL, NULL));
+  g_debug ("%s %s: %s", DESKTOP_SCHEMA, DESKTOP_KEY,
+           self->desktop != NULL ? "installed, honoured" : "not installed");
+
+  refresh (self);
+  return g_steal_pointer (&self);
+}
+
+const SrPolicy *
+sr_settings_get_policy (SrSettings *self)
+{
+  return &self->policy;
+}
+
+const char * const *
+sr_settings_list_properties (void)
+{
+  g_type_ensure (SR_TYPE_SETTINGS);
+  return property_names;
+}
+
+GVariant *
+sr_settings_get_property (SrSettings *self,
+                          const char *property)
+{
+  for (guint i = 0; i < N_PROPS; i++)
+    if (g_str_equal (props[i].property, property))
+      return g_variant_ref (self->values[i]);
+  return NULL;
+}
+
+static char *
+describe_range (GSettingsSchemaKey *schema_key)
+{
+  g_autoptr(GVariant) range = g_settings_schema_key_get_range (schema_key);
+  g_autoptr(GVariant) detail = NULL;
+  const char *kind;
+
+  g_variant_get (range, "(&sv)", &kind, &detail);
+  if (g_str_equal (kind, "range"))
+    {
+      g_autoptr(GVariant) low = g_variant_get_child_value (detail, 0);
+      g_autoptr(GVariant) high = g_variant_get_child_value (detail, 1);
+      g_autofree char *low_shown = g_variant_print (low, FALSE);
+      g_autofree char *high_shown = g_variant_print (high, FALSE);
+      return g_strdup_printf ("from %s to %s", low_shown, high_shown);
+    }
+  if (g_str_equal (kind, "enum"))
+    {
+      g_autofree const char **nicks = g_variant_get_strv (detail, NULL);
+      g_autofree char *joined = g_strjoinv (", ", (char **) nicks);
+      return g_strdup_printf ("one of %s", joined);
+    }
+  return g_variant_print (range, FALSE);
+}
+
+/* Everything short of polkit: the key exists and is the user's, the value
+ * has the key's type and range, and the key is not locked. */
+gboolean
+sr_settings_check_set (SrSettings  *self,
+                       const char  *key,
+                       GVariant    *value,
+                       GError     **error)
+{
+  g_autoptr(GSettingsSchemaKey) schema_key = NULL;
+  const GVariantType *type;
+
+  if (!g_settings_schema_has_key (self->schema, key))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "There is no setting “%s”", key);
+      return FALSE;
+    }
+
+  if (g_str_equal (key, "admin-excluded-apps"))
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "“admin-excluded-apps” is set by the administrator "
+                           "in the system dconf database");
+      return FALSE;
+    }
+
+  schema_key = g_settings_schema_get_key (self->schema, key);
+  type = g_settings_schema_key_get_value_type (schema_key);
+  if (!g_variant_is_of_type (value, type))
+    {
+      g_autofree char *expected = g_variant_type_dup_string (type);
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "“%s” takes a value of type “%s”, not “%s”",
+                   key, expected, g_variant_get_type_string (value));
+      return FALSE;
+    }
+
+  if (g_str_equal (key, "excluded-apps"))
+    {
+      g_autofree const char **apps = g_variant_get_strv (value, NULL);
+      g_autoptr(GError) local_error = NULL;
+
+      if (!sr_app_id_list_validate (apps, &local_error))
+        {
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                      "“%s”: ", key);
+          return FALSE;
+        }
+    }
+  else if (!g_settings_schema_key_range_check (schema_key, value))
+    {
+      g_autofree char *shown = g_variant_print (value, FALSE);
+      g_autofree char *allowed = describe_range (schema_key);
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "%s is not an allowed value of “%s” (%s)", shown, key, allowed);
+      return FALSE;
+    }
+
+  if (!key_is_writable (self, key))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
+                   "“%s” is locked by the administrator", key);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Writes the value and waits until dconf has it, so that a reply means
+ * "gsettings get" already shows it. */
+gboolean
+sr_settings_set (SrSettings  *self,
+                 const char  *key,
+                 GVariant    *value,
+                 GError     **error)
+{
+  gboolean written;
+
+  /* A lock may have arrived while polkit was being asked. */
+  if (!sr_settings_check_set (self, key, value, error))
+    return FALSE;
+
+  if (self->desktop != NULL && g_str_equal (key, "enabled"))
+    {
+      g_settings_delay (self->settings);
+      g_settings_delay (self->desktop);
+      written = g_settings_set_value (self->settings, key, value) &&
+                g_settings_set_value (self->desktop, DESKTOP_KEY, value);
+      if (written)
+        {
+          g_settings_apply (self->settings);
+          g_settings_apply (self->desktop);
+        }
+      else
+        {
+          g_settings_revert (self->settings);
+          g_settings_revert (self->desktop);
+        }
+    }
+  else
+    {
+      written = g_settings_set_value (self->settings, key, value);
+    }
+
+  if (!written)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
+                   "“%s” could not be written: it is locked", key);
+      return FALSE;
+    }
+
+  g_settings_sync ();
+  return TRUE;
+}
+
+/* The user's list with @app_id added or removed, order kept. */
+GVariant *
+sr_settings_excluded_with (SrSettings *self,
+                           const char *app_id,
+                           gboolean    excluded)
+{
+  g_auto(GStrv) apps = g_settings_get_strv (self->settings, "excluded-apps");
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) result = NULL;
+  gboolean present = FALSE;
+
+  for (guint i = 0; apps[i] != NULL; i++)
+    {
+      /* Entries that are no app id never matched anything; they would
+       * make the whole list fail validation. */
+      if (!sr_app_id_validate (apps[i], NULL))
+        continue;
+      if (g_str_equal (apps[i], app_id))
+        {
+          present = TRUE;
+          if (!excluded)
+            continue;
+        }
+      g_strv_builder_add (builder, apps[i]);
+    }
+  if (excluded && !present)
+    g_strv_builder_add (builder, app_id);
+
+  result = g_strv_builder_end (builder);
+  return g_variant_new_strv ((const char * const *) result, -1);
+}

@@ -1,0 +1,19 @@
+/* sr-state-file.h: policyd's own small state files
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+char     *sr_state_file_path (const char          *name);
+GVariant *sr_state_file_load (const char          *path,
+                              const GVariantType  *type,
+                              GError             **error);
+gboolean  sr_state_file_save (const char          *path,
+                              GVariant            *value,
+                              GError             **error);
+
+G_END_DECLS
