@@ -1,0 +1,384 @@
+"""A private desktop session for policyd tests.
+
+Each Session has its own HOME and XDG directories, a dconf profile with a
+user database and a compiled system ("site") database with locks, a private
+session bus started *after* that environment is set (so dconf-service,
+activated by the bus, sees the same files), a private system bus for polkit,
+and policyd itself. Nothing on the machine outside the temporary directory
+is read or written.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import gi
+gi.require_version('Gio', '2.0')
+from gi.repository import Gio, GLib  # noqa: E402
+
+BUILD_DIR = os.environ.get('SR_BUILD_DIR', os.path.join(os.path.dirname(__file__), '..', '..', 'build'))
+SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
+POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
+SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
+PYTHON = '/usr/bin/python3'
+
+BUS_NAME = 'org.gnome.SessionRestore.Policy'
+OBJECT_PATH = '/org/gnome/SessionRestore/Policy'
+IFACE = 'org.gnome.SessionRestore.Policy'
+ERROR = 'org.gnome.SessionRestore.Error.'
+
+DENY, ALLOW, ASK = 0, 1, 2
+PRISTINE, LAUNCH, RECOVER, RESTORE = 0, 1, 2, 3
+USEC_PER_DAY = 86400 * 1000000
+
+BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>{type}</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  {servicedirs}
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow send_type="method_call"/>
+    <allow send_type="method_return"/>
+    <allow send_type="signal"/>
+    <allow send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="signal"/>
+    <allow receive_type="error"/>
+  </policy>
+</busconfig>
+'''
+
+
+def now_us():
+    return int(time.time() * 1000000)
+
+
+def remote_error(exc):
+    """The D-Bus error name of a GLib.Error from a call, or None."""
+    if isinstance(exc, GLib.Error):
+        return Gio.DBusError.get_remote_error(exc)
+    return None
+
+
+def keyfile_value(value):
+    """A Python value as GVariant text for a dconf keyfile."""
+    if isinstance(value, GLib.Variant):
+        return value.print_(False)
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, str):
+        return GLib.Variant('s', value).print_(False)
+    if isinstance(value, list):
+        return GLib.Variant('as', value).print_(False)
+    return str(value)
+
+
+class Bus:
+    """A dbus-daemon of our own, of type session or system."""
+
+    def __init__(self, directory, kind, env, servicedirs=''):
+        os.makedirs(directory, exist_ok=True)
+        os.chmod(directory, 0o755)
+        self.socket = os.path.join(directory, 'bus')
+        self.config = os.path.join(directory, 'bus.conf')
+        with open(self.config, 'w') as f:
+            f.write(BUS_CONFIG.format(type=kind, socket=self.socket, servicedirs=servicedirs))
+        self.process = subprocess.Popen(
+            ['dbus-daemon', f'--config-file={self.config}', '--nofork', '--print-address=1'],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.address = self.process.stdout.readline().strip()
+        if not self.address:
+            raise RuntimeError(f'dbus-daemon ({kind}) did not start')
+
+    def connect(self):
+        return Gio.DBusConnection.new_for_address_sync(
+            self.address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+        self.process.stdout.close()
+
+
+class Session:
+    """HOME, XDG dirs, dconf, buses and policyd for one test."""
+
+    def __init__(self, site=None, locks=(), extra_schema_dirs=(), polkit='mock',
+                 allowed=('org.gnome.SessionRestore.configure',
+                          'org.gnome.SessionRestore.clear',
+                          'org.gnome.SessionRestore.list')):
+        self.root = tempfile.mkdtemp(prefix='sr-test-')
+        os.chmod(self.root, 0o755)
+        self.home = os.path.join(self.root, 'home')
+        self.config_home = os.path.join(self.home, '.config')
+        self.state_home = os.path.join(self.home, '.local', 'state')
+        self.data_home = os.path.join(self.home, '.local', 'share')
+        self.runtime_dir = os.path.join(self.root, 'runtime')
+        for d in (self.config_home, self.state_home, self.data_home, self.runtime_dir,
+                  os.path.join(self.home, '.cache')):
+            os.makedirs(d, exist_ok=True)
+        os.chmod(self.runtime_dir, 0o700)
+
+        self.site_dir = os.path.join(self.root, 'site.d')
+        self.site_db = os.path.join(self.root, 'site.db')
+        self.profile = os.path.join(self.root, 'dconf-profile')
+        with open(self.profile, 'w') as f:
+            f.write(f'user-db:user\nfile-db:{self.site_db}\n')
+        self.write_site(site or {}, locks)
+
+        schema_dirs = list(extra_schema_dirs) + [SCHEMA_DIR]
+        self.env = {
+            'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+            'HOME': self.home,
+            'XDG_CONFIG_HOME': self.config_home,
+            'XDG_STATE_HOME': self.state_home,
+            'XDG_DATA_HOME': self.data_home,
+            'XDG_CACHE_HOME': os.path.join(self.home, '.cache'),
+            'XDG_RUNTIME_DIR': self.runtime_dir,
+            'DCONF_PROFILE': self.profile,
+            'GSETTINGS_BACKEND': 'dconf',
+            'GSETTINGS_SCHEMA_DIR': ':'.join(schema_dirs),
+            'LANG': 'C.UTF-8',
+        }
+        for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
+                            'G_SLICE', 'SR_POLICYD_WRAPPER'):
+            if passthrough in os.environ:
+                self.env[passthrough] = os.environ[passthrough]
+
+        self.system_bus = Bus(os.path.join(self.root, 'system-bus'), 'system', self.env)
+        self.env['DBUS_SYSTEM_BUS_ADDRESS'] = self.system_bus.address
+        self.session_bus = Bus(os.path.join(self.root, 'session-bus'), 'session', self.env,
+                               '<standard_session_servicedirs/>')
+        self.env['DBUS_SESSION_BUS_ADDRESS'] = self.session_bus.address
+
+        self.polkit = None
+        if polkit == 'mock':
+            self.start_mock_polkit(allowed)
+
+        self.bus = self.session_bus.connect()
+        self.policyd = None
+        self.signals = []
+        self.bus.signal_subscribe(None, 'org.freedesktop.DBus.Properties', 'PropertiesChanged',
+                                  OBJECT_PATH, None, Gio.DBusSignalFlags.NONE,
+                                  self._on_signal, None)
+
+    # -- dconf -------------------------------------------------------------
+
+    def write_site(self, site, locks=()):
+        """Compile the system database: {key: value} for our schema's path,
+        and the keys in locks locked. Keys may be 'path/key' for others."""
+        shutil.rmtree(self.site_dir, ignore_errors=True)
+        os.makedirs(os.path.join(self.site_dir, 'locks'))
+        groups = {}
+        for key, value in site.items():
+            path, _, name = key.rpartition('/')
+            groups.setdefault(path or 'org/gnome/session-restore', {})[name] = value
+        with open(os.path.join(self.site_dir, '00-site'), 'w') as f:
+            for path, values in groups.items():
+                f.write(f'[{path}]\n')
+                for name, value in values.items():
+                    f.write(f'{name}={keyfile_value(value)}\n')
+        with open(os.path.join(self.site_dir, 'locks', '00-locks'), 'w') as f:
+            for key in locks:
+                f.write(key if key.startswith('/') else f'/org/gnome/session-restore/{key}')
+                f.write('\n')
+        subprocess.run(['dconf', 'compile', self.site_db, self.site_dir], check=True)
+
+    def gsettings(self, *args, schema='org.gnome.SessionRestore', check=True):
+        result = subprocess.run(['gsettings', args[0], schema, *args[1:]], env=self.env,
+                                capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f'gsettings {args}: {result.stderr}')
+        return result.stdout.strip()
+
+    def gsettings_value(self, key, schema='org.gnome.SessionRestore'):
+        return GLib.Variant.parse(None, self.gsettings('get', key, schema=schema), None, None).unpack()
+
+    # -- polkit ------------------------------------------------------------
+
+    def start_mock_polkit(self, allowed):
+        self.polkit = subprocess.Popen(
+            [PYTHON, '-m', 'dbusmock', '--system', '--template', 'polkitd'],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.system = self.system_bus.connect()
+        self.wait_for_name(self.system, 'org.freedesktop.PolicyKit1')
+        self.set_allowed(allowed)
+
+    def set_allowed(self, actions):
+        self.system.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+                              'org.freedesktop.DBus.Mock', 'SetAllowed',
+                              GLib.Variant('(as)', (list(actions),)), None,
+                              Gio.DBusCallFlags.NONE, 5000, None)
+
+    # -- policyd -----------------------------------------------------------
+
+    def start_policyd(self, *args, wait=True):
+        command = [POLICYD, *args]
+        if os.environ.get('SR_POLICYD_WRAPPER'):
+            command = os.environ['SR_POLICYD_WRAPPER'].split() + command
+        self.policyd_log = open(os.path.join(self.root, 'policyd.log'), 'a')
+        process = subprocess.Popen(command, env=self.env, stdout=self.policyd_log,
+                                   stderr=subprocess.STDOUT)
+        if self.policyd is None or self.policyd.poll() is not None:
+            self.policyd = process
+        if wait:
+            self.wait_for_owner(process.pid)
+        return process
+
+    def wait_for_name(self, bus, name, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            has = bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                'org.freedesktop.DBus', 'NameHasOwner',
+                                GLib.Variant('(s)', (name,)), None,
+                                Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+            if has:
+                return
+            time.sleep(0.02)
+        raise AssertionError(f'{name} did not appear on the bus')
+
+    def owner_pid(self):
+        try:
+            return self.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                      'org.freedesktop.DBus', 'GetConnectionUnixProcessID',
+                                      GLib.Variant('(s)', (BUS_NAME,)), None,
+                                      Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        except GLib.Error:
+            return None
+
+    def wait_for_owner(self, pid, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.owner_pid() == pid:
+                self.settle()
+                return
+            time.sleep(0.02)
+        raise AssertionError(f'policyd (pid {pid}) did not take {BUS_NAME}; log:\n{self.log()}')
+
+    def log(self):
+        with open(os.path.join(self.root, 'policyd.log')) as f:
+            return f.read()
+
+    def stop_policyd(self, sig=signal.SIGTERM):
+        if self.policyd is None:
+            return None
+        if self.policyd.poll() is None:
+            self.policyd.send_signal(sig)
+        status = self.policyd.wait(30)
+        self.policyd = None
+        return status
+
+    # -- calls -------------------------------------------------------------
+
+    def call(self, method, signature=None, *args, flags=Gio.DBusCallFlags.NONE, timeout=10000):
+        params = GLib.Variant(f'({signature})', args) if signature else None
+        reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, IFACE, method, params, None,
+                                   flags, timeout, None)
+        return reply.unpack() if reply is not None else None
+
+    def check_save(self, app_id):
+        return tuple(self.call('CheckSave', 's', app_id))
+
+    def check_restore(self, app_id, reason, options=None):
+        return tuple(self.call('CheckRestore', 'sua{sv}', app_id, reason, options or {}))
+
+    def set_setting(self, key, variant, **kwargs):
+        return self.call('SetSetting', 'sv', key, variant, **kwargs)
+
+    def prop(self, name):
+        reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'Get',
+                                   GLib.Variant('(ss)', (IFACE, name)), None,
+                                   Gio.DBusCallFlags.NONE, 5000, None)
+        return reply.unpack()[0]
+
+    def all_props(self):
+        reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'GetAll',
+                                   GLib.Variant('(s)', (IFACE,)), None,
+                                   Gio.DBusCallFlags.NONE, 5000, None)
+        return reply.unpack()[0]
+
+    def _on_signal(self, conn, sender, path, iface, name, params, data):
+        self.signals.append((name, params.unpack()))
+
+    def settle(self, seconds=0.05):
+        """Run the main context briefly so that signals arrive."""
+        deadline = time.monotonic() + seconds
+        context = GLib.MainContext.default()
+        while time.monotonic() < deadline:
+            while context.iteration(False):
+                pass
+            time.sleep(0.005)
+
+    def wait_until(self, predicate, timeout=10, what='condition'):
+        deadline = time.monotonic() + timeout
+        context = GLib.MainContext.default()
+        while time.monotonic() < deadline:
+            while context.iteration(False):
+                pass
+            if predicate():
+                return
+            time.sleep(0.01)
+        raise AssertionError(f'timed out waiting for {what}')
+
+    def changed_properties(self):
+        """All PropertiesChanged payloads seen so far, merged."""
+        merged = {}
+        for name, (iface, changed, _) in self.signals:
+            if name == 'PropertiesChanged' and iface == IFACE:
+                merged.update(changed)
+        return merged
+
+    def close(self):
+        self.stop_policyd()
+        if self.polkit is not None and self.polkit.poll() is None:
+            self.polkit.terminate()
+            self.polkit.wait(10)
+        self.session_bus.stop()
+        self.system_bus.stop()
+        if getattr(self, 'policyd_log', None):
+            self.policyd_log.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class PolicydTestCase(unittest.TestCase):
+    """Starts a Session and policyd for each test. Subclasses set the class
+    attributes to shape the session."""
+    site = {}
+    locks = ()
+    extra_schema_dirs = ()
+    polkit = 'mock'
+    start = True
+
+    def setUp(self):
+        self.s = Session(site=self.site, locks=self.locks,
+                         extra_schema_dirs=self.extra_schema_dirs, polkit=self.polkit)
+        self.addCleanup(self.s.close)
+        if self.start:
+            self.s.start_policyd()
+
+    def assertDBusError(self, name, func, *args, **kwargs):
+        with self.assertRaises(GLib.Error) as ctx:
+            func(*args, **kwargs)
+        self.assertEqual(remote_error(ctx.exception), ERROR + name if '.' not in name else name,
+                         ctx.exception.message)
+        return ctx.exception.message
+
+    def assertAlive(self):
+        """policyd still answers, and answers right."""
+        self.assertIsNone(self.s.policyd.poll(), 'policyd exited')
+        self.assertEqual(self.s.check_save('org.example.Alive'), (ALLOW, 'allowed'))

@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""Runs one test module's unittest cases and reports them as TAP.
+
+Each case is its own TAP line, so meson counts (and CI sees) every case;
+a skip is reported as a skip, never as a pass.
+"""
+import importlib
+import os
+import sys
+import traceback
+import unittest
+
+
+class TapResult(unittest.TestResult):
+    def __init__(self):
+        super().__init__()
+        self.number = 0
+
+    def _line(self, ok, test, directive=''):
+        self.number += 1
+        print(f"{'ok' if ok else 'not ok'} {self.number} - {test.id()}{directive}", flush=True)
+
+    def _diag(self, text):
+        for line in text.rstrip().splitlines():
+            print(f'# {line}', flush=True)
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._line(True, test)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._line(False, test)
+        self._diag(''.join(traceback.format_exception(*err)))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._line(False, test)
+        self._diag(''.join(traceback.format_exception(*err)))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._line(True, test, f' # SKIP {reason}')
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self._line(True, test, ' # TODO expected failure')
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._line(False, test)
+
+
+def main():
+    path = os.path.abspath(sys.argv[1])
+    sys.path.insert(0, os.path.dirname(path))
+    module = importlib.import_module(os.path.splitext(os.path.basename(path))[0])
+    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+    if len(sys.argv) > 2:
+        wanted = sys.argv[2]
+        flat = []
+
+        def walk(s):
+            for t in s:
+                if isinstance(t, unittest.TestSuite):
+                    walk(t)
+                elif wanted in t.id():
+                    flat.append(t)
+        walk(suite)
+        suite = unittest.TestSuite(flat)
+    print(f'1..{suite.countTestCases()}', flush=True)
+    result = TapResult()
+    suite.run(result)
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
