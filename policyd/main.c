@@ -56,21 +56,19 @@ on_name_lost_cb (GDBusConnection *bus,
 {
   Context *ctx = user_data;
 
-  if (bus == NULL)
+  /* GDBus reports a closed connection as a lost name with no bus. */
+  if (ctx->acquired)
+    g_message ("%s: %s, exiting", name,
+               bus != NULL ? "replaced by another instance" : "the bus went away");
+  else if (bus == NULL)
     {
       g_printerr ("Could not connect to the session bus\n");
       ctx->exit_status = 1;
     }
-  else if (!ctx->acquired)
+  else
     {
       g_printerr ("%s is owned by another process; use --replace to take over\n", name);
       ctx->exit_status = 1;
-    }
-  else
-    {
-      /* Replaced by another instance, or the bus went away: either way
-       * this one has nothing left to do. */
-      g_message ("Lost %s, exiting", name);
     }
   g_main_loop_quit (ctx->loop);
 }

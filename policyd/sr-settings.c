@@ -141,7 +141,7 @@ add_valid_app_ids (GHashTable *set,
       /* gsettings can write anything; an entry that is no app id could
        * never match, but say so rather than hide it. */
       if (!sr_app_id_validate (apps[i], &error))
-        g_warning ("Ignoring an entry of “%s”: %s", key, error->message);
+        g_warning ("Ignoring “%s” in “%s”: %s", apps[i], key, error->message);
       else
         g_hash_table_add (set, g_strdup (apps[i]));
     }

@@ -1,0 +1,63 @@
+"""Start, replace, terminate, lose the name; the introspected interface."""
+import os
+import signal
+import subprocess
+import xml.etree.ElementTree as ET
+
+from srtest import BUS_NAME, OBJECT_PATH, IFACE, POLICYD, SOURCE_DIR, PolicydTestCase
+
+
+class LifecycleTest(PolicydTestCase):
+    def test_sigterm_exits_cleanly(self):
+        self.assertEqual(self.s.stop_policyd(signal.SIGTERM), 0)
+        self.assertIsNone(self.s.owner_pid())
+
+    def test_second_instance_without_replace_exits(self):
+        first = self.s.policyd
+        second = self.s.start_policyd(wait=False)
+        self.assertEqual(second.wait(20), 1)
+        self.assertIn('--replace', self.s.log())
+        self.assertEqual(self.s.owner_pid(), first.pid)
+        self.assertAlive()
+
+    def test_replace_takes_over_and_old_one_exits(self):
+        first = self.s.policyd
+        second = self.s.start_policyd('--replace', wait=False)
+        self.s.wait_for_owner(second.pid)
+        self.assertEqual(first.wait(20), 0)
+        self.s.policyd = second
+        self.assertAlive()
+
+    def test_exits_when_bus_goes_away(self):
+        self.s.session_bus.stop()
+        self.assertEqual(self.s.policyd.wait(20), 0)
+        self.s.policyd = None
+
+    def test_introspection_matches_contract(self):
+        out = subprocess.run(['gdbus', 'introspect', '--session', '--dest', BUS_NAME,
+                              '--object-path', OBJECT_PATH, '--xml'],
+                             env=self.s.env, capture_output=True, text=True, check=True).stdout
+        live = ET.fromstring(out).find(f"interface[@name='{IFACE}']")
+        contract = ET.parse(os.path.join(SOURCE_DIR, 'data', 'org.gnome.SessionRestore.Policy.xml'))
+        documented = contract.getroot().find(f"interface[@name='{IFACE}']")
+
+        def members(node):
+            return sorted((child.tag, child.get('name'),
+                           tuple((a.get('type'), a.get('direction')) for a in child.findall('arg')),
+                           child.get('type'))
+                          for child in node if child.tag in ('method', 'property', 'signal'))
+        self.assertEqual(members(live), members(documented))
+        for method in ('CheckSave', 'CheckRestore', 'NoteExit', 'SetSetting', 'SetAppExcluded'):
+            self.assertIn(method, out)
+
+    def test_version_option(self):
+        out = subprocess.run([POLICYD, '--version'],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertRegex(out, r'^session-restore-policyd \d+\.\d+')
+
+    def test_start_writes_nothing(self):
+        # Starting (and answering checks) must not write settings or files.
+        self.s.check_save('org.example.App')
+        self.s.check_restore('org.example.App', 1)
+        self.assertFalse(os.path.exists(os.path.join(self.s.config_home, 'dconf', 'user')))
+        self.assertFalse(os.path.exists(os.path.join(self.s.state_home, 'session-restore')))

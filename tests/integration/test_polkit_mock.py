@@ -1,0 +1,114 @@
+"""polkit through python-dbusmock's polkitd template."""
+import subprocess
+
+from srtest import GLib, Gio, PolicydTestCase
+
+CONFIGURE = 'org.gnome.SessionRestore.configure'
+
+
+class MockPolkitTest(PolicydTestCase):
+    def test_allowed_change_happens(self):
+        self.s.set_allowed([CONFIGURE])
+        self.s.set_setting('restore-after-crash', GLib.Variant('b', False))
+        self.assertEqual(self.s.gsettings_value('restore-after-crash'), False)
+        self.s.call('SetAppExcluded', 'sb', 'org.example.App', True)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), ['org.example.App'])
+
+    def test_denied_change_is_not_allowed_and_changes_nothing(self):
+        self.s.set_allowed([])
+        self.s.signals.clear()
+        message = self.assertDBusError('NotAllowed', self.s.set_setting, 'restore-after-crash',
+                                       GLib.Variant('b', False))
+        self.assertIn(CONFIGURE, message)
+        self.assertDBusError('NotAllowed', self.s.call, 'SetAppExcluded', 'sb', 'org.example.App', True)
+        self.s.settle(0.2)
+        self.assertEqual(self.s.gsettings_value('restore-after-crash'), True)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+        self.assertEqual(self.s.changed_properties(), {})
+
+    def test_other_actions_do_not_authorize_configure(self):
+        self.s.set_allowed(['org.gnome.SessionRestore.clear', 'org.gnome.SessionRestore.list'])
+        self.assertDBusError('NotAllowed', self.s.set_setting, 'max-age-days', GLib.Variant('i', 7))
+
+    def test_decision_follows_polkit_live(self):
+        self.s.set_allowed([])
+        self.assertDBusError('NotAllowed', self.s.set_setting, 'max-age-days', GLib.Variant('i', 7))
+        self.s.set_allowed([CONFIGURE])
+        self.s.set_setting('max-age-days', GLib.Variant('i', 7))
+        self.assertEqual(self.s.prop('MaxAgeDays'), 7)
+
+    def test_polkit_gone_fails_closed(self):
+        self.s.polkit.terminate()
+        self.s.polkit.wait(10)
+        self.assertDBusError('NotAllowed', self.s.set_setting, 'max-age-days', GLib.Variant('i', 7))
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+        self.assertAlive()
+
+    def test_interactive_flag_is_passed_only_when_allowed(self):
+        monitor = PolkitMonitor(self.s)
+        self.s.set_setting('max-age-days', GLib.Variant('i', 7))
+        self.s.set_setting('max-age-days', GLib.Variant('i', 8),
+                           flags=Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION)
+        flags = monitor.stop_and_flags()
+        self.assertEqual(flags, [0, 1])
+
+    def test_checks_never_call_polkit(self):
+        monitor = PolkitMonitor(self.s)
+        for i in range(50):
+            self.s.check_save(f'org.example.App{i}')
+            self.s.check_restore(f'org.example.App{i}', 1 + i % 3, {'saved-at': GLib.Variant('x', 1)})
+            self.s.call('NoteExit', 'sb', f'org.example.App{i}', i % 2 == 0)
+        self.assertEqual(monitor.stop_and_flags(), [])
+        # The monitor does see polkit calls when they happen.
+        monitor = PolkitMonitor(self.s)
+        self.s.set_setting('max-age-days', GLib.Variant('i', 7))
+        self.assertEqual(len(monitor.stop_and_flags()), 1)
+
+    def test_checks_answer_while_polkit_hangs(self):
+        self.s.system.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+                                'org.freedesktop.DBus.Mock', 'SimulateHang',
+                                GLib.Variant('(b)', (True,)), None, Gio.DBusCallFlags.NONE, 5000, None)
+        pending = []
+        self.s.bus.call(
+            'org.gnome.SessionRestore.Policy', '/org/gnome/SessionRestore/Policy',
+            'org.gnome.SessionRestore.Policy', 'SetSetting',
+            GLib.Variant('(sv)', ('max-age-days', GLib.Variant('i', 7))), None,
+            Gio.DBusCallFlags.NONE, 20000, None,
+            lambda conn, res: pending.append(conn.call_finish(res)))
+        self.s.settle(0.2)
+        self.assertEqual(self.s.check_save('org.example.App'), (1, 'allowed'))
+        self.assertEqual(self.s.check_restore('org.example.App', 3), (1, 'allowed'))
+        self.assertEqual(pending, [])
+        self.s.system.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+                                'org.freedesktop.DBus.Mock', 'ReleaseHangingCalls',
+                                None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        self.s.wait_until(lambda: pending, what='SetSetting to finish')
+        self.assertEqual(self.s.prop('MaxAgeDays'), 7)
+
+
+class PolkitMonitor:
+    """Watches the system bus for CheckAuthorization calls."""
+
+    def __init__(self, session):
+        self.process = subprocess.Popen(
+            ['dbus-monitor', '--address', session.system_bus.address,
+             "type='method_call',interface='org.freedesktop.PolicyKit1.Authority',"
+             "member='CheckAuthorization'"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # dbus-monitor prints its own NameAcquired/NameLost signals first.
+        self.process.stdout.readline()
+        session.settle(0.2)
+
+    def stop_and_flags(self):
+        import time
+        time.sleep(0.3)
+        self.process.terminate()
+        out = self.process.communicate(timeout=10)[0]
+        flags = []
+        calls = out.split('method call')[1:]
+        for call in calls:
+            # Arguments: subject struct, action id, details, flags (uint32), cancellation id.
+            uints = [line.split()[1] for line in call.splitlines()
+                     if line.strip().startswith('uint32')]
+            flags.append(int(uints[-1]))
+        return flags

@@ -1,0 +1,82 @@
+"""Sandboxed callers: a process whose root holds a .flatpak-info (made with
+bubblewrap, as Flatpak does) may ask about, and report on, its own app id
+and nothing else."""
+import os
+import subprocess
+
+from srtest import BUS_NAME, OBJECT_PATH, IFACE, PolicydTestCase
+
+APP = 'org.example.Sandboxed'
+
+
+class SandboxTest(PolicydTestCase):
+    def sandboxed(self, info, *gdbus_args):
+        info_path = os.path.join(self.s.root, 'flatpak-info')
+        if isinstance(info, str):
+            with open(info_path, 'w') as f:
+                f.write(info)
+            bind = ['--ro-bind', info_path, '/.flatpak-info']
+        else:
+            bind = info
+        command = ['bwrap', '--ro-bind', '/usr', '/usr',
+                   '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
+                   '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin',
+                   '--ro-bind', '/etc', '/etc', '--proc', '/proc', '--dev', '/dev',
+                   '--ro-bind', os.path.dirname(self.s.session_bus.socket),
+                   os.path.dirname(self.s.session_bus.socket),
+                   *bind,
+                   'gdbus', 'call', '--session', '--dest', BUS_NAME, '--object-path', OBJECT_PATH,
+                   '--method', f'{IFACE}.{gdbus_args[0]}', *gdbus_args[1:]]
+        result = subprocess.run(command, env=self.s.env, capture_output=True, text=True)
+        return result.stdout.strip(), result.stderr.strip()
+
+    def flatpak(self, *args):
+        return self.sandboxed(f'[Application]\nname={APP}\n', *args)
+
+    def assertNotAllowed(self, result):
+        out, err = result
+        self.assertEqual(out, '')
+        self.assertIn('org.gnome.SessionRestore.Error.NotAllowed', err)
+
+    def test_may_ask_about_itself(self):
+        self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 1, 'allowed')", ''))
+        self.assertEqual(self.flatpak('CheckRestore', APP, '2', '{}'), ("(uint32 1, 'allowed')", ''))
+        self.assertEqual(self.flatpak('NoteExit', APP, 'false'), ('()', ''))
+
+    def test_sees_its_own_exclusion(self):
+        self.s.call('SetAppExcluded', 'sb', APP, True)
+        self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 0, 'excluded')", ''))
+
+    def test_may_not_ask_about_others(self):
+        self.assertNotAllowed(self.flatpak('CheckSave', 'org.example.Other'))
+        self.assertNotAllowed(self.flatpak('CheckRestore', 'org.example.Other', '3', '{}'))
+        self.assertNotAllowed(self.flatpak('NoteExit', 'org.example.Other', 'false'))
+
+    def test_reports_about_others_change_nothing(self):
+        for _ in range(3):
+            self.assertNotAllowed(self.flatpak('NoteExit', 'org.example.Victim', 'false'))
+        self.assertEqual(self.s.check_restore('org.example.Victim', 2), (1, 'allowed'))
+
+    def test_may_not_change_settings(self):
+        # polkit (the mock) allows everything: the sandbox rule alone refuses.
+        self.assertNotAllowed(self.flatpak('SetSetting', 'enabled', '<false>'))
+        self.assertNotAllowed(self.flatpak('SetAppExcluded', APP, 'true'))
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+
+    def test_unparsable_flatpak_info_fails_closed(self):
+        self.assertNotAllowed(self.sandboxed('not a key file \x00', 'CheckSave', APP))
+        self.assertNotAllowed(self.sandboxed('[Application]\nname=bad/id\n', 'CheckSave', 'bad.id'))
+        self.assertNotAllowed(self.sandboxed('[Runtime]\nruntime=x\n', 'CheckSave', APP))
+
+    def test_unreadable_flatpak_info_fails_closed(self):
+        # A directory where the file should be: it exists but cannot be read.
+        directory = os.path.join(self.s.root, 'info-dir')
+        os.makedirs(directory, exist_ok=True)
+        self.assertNotAllowed(self.sandboxed(['--ro-bind', directory, '/.flatpak-info'],
+                                             'CheckSave', APP))
+
+    def test_host_callers_are_unaffected(self):
+        self.flatpak('CheckSave', APP)
+        self.assertEqual(self.s.check_save('org.example.Other'), (1, 'allowed'))
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Other', True)
