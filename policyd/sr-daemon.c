@@ -21,18 +21,27 @@
 #include "sr-error.h"
 #include "sr-policy-iface.h"
 #include "sr-state-file.h"
+#include "sr-storage.h"
+#include "sr-store.h"
 
 #define ACTION_CONFIGURE "org.gnome.SessionRestore.configure"
+#define ACTION_CLEAR "org.gnome.SessionRestore.clear"
+#define ACTION_LIST "org.gnome.SessionRestore.list"
+#define USEC_PER_DAY (G_USEC_PER_SEC * (gint64) 86400)
+#define MAINTENANCE_INTERVAL_SECS (24 * 60 * 60)
 
 struct _SrDaemon {
   SrSettings *settings;          /* (owned) */
   SrCrashGuard *crash_guard;     /* (owned) */
   SrClearPoints *clear_points;   /* (owned) */
   SrAuthority *authority;        /* (owned) */
+  SrStorage *storage;            /* (owned) */
   SrCallerCache *callers;        /* (owned) (nullable): once exported */
   GDBusConnection *bus;          /* (owned) (nullable): once exported */
   guint registration_id;
   gulong settings_changed_id;
+  gulong state_to_clear_id;
+  guint maintenance_id;
 };
 
 typedef struct _Method Method;
@@ -154,6 +163,25 @@ check_set_setting (SrDaemon  *self,
 }
 
 static void
+on_storage_settled_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+/* A change that excluded apps or turned the switch off has queued their
+ * removal (see on_state_to_clear_cb); the reply waits until it is done. */
+static void
+return_after_storage_settles (SrDaemon              *self,
+                              GDBusMethodInvocation *invocation)
+{
+  sr_storage_barrier_async (self->storage, on_storage_settled_cb, g_object_ref (invocation));
+}
+
+static void
 run_set_setting (SrDaemon              *self,
                  GVariant              *params,
                  GDBusMethodInvocation *invocation)
@@ -166,7 +194,7 @@ run_set_setting (SrDaemon              *self,
   if (!sr_settings_set (self->settings, key, value, &error))
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
-    g_dbus_method_invocation_return_value (invocation, NULL);
+    return_after_storage_settles (self, invocation);
 }
 
 static gboolean
@@ -202,7 +230,193 @@ run_set_app_excluded (SrDaemon              *self,
   if (!sr_settings_set (self->settings, "excluded-apps", list, &error))
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
-    g_dbus_method_invocation_return_value (invocation, NULL);
+    return_after_storage_settles (self, invocation);
+}
+
+/* The one way state is cleared: the clear point first, durably, so that
+ * the clear holds whatever happens next; then the signal, so that owners
+ * drop their copies; then the removal. @strict: when the clear point
+ * cannot be written, fail and remove nothing (an explicit Clear); otherwise
+ * warn and remove anyway (an exclusion or the switch, which the rules
+ * enforce on their own). @apps NULL or empty: everything. */
+static gboolean
+clear_state (SrDaemon             *self,
+             const char * const   *apps,
+             gboolean              strict,
+             GAsyncReadyCallback   callback,
+             gpointer              user_data,
+             GError              **error)
+{
+  gboolean all = apps == NULL || apps[0] == NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!sr_clear_points_record (self->clear_points, all ? NULL : apps,
+                               g_get_real_time (), &local_error))
+    {
+      if (strict)
+        {
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                      "Nothing was cleared: ");
+          return FALSE;
+        }
+      g_warning ("Clearing without a clear point: %s", local_error->message);
+    }
+
+  if (self->registration_id != 0)
+    g_dbus_connection_emit_signal (self->bus, NULL, SR_OBJECT_PATH, sr_policy_interface.name,
+                                   "StoredStateCleared",
+                                   g_variant_new ("(@as)",
+                                                  g_variant_new_strv (all ? NULL : apps,
+                                                                      all ? 0 : -1)),
+                                   NULL);
+
+  sr_storage_remove_async (self->storage, all ? NULL : apps, 0, callback, user_data);
+  return TRUE;
+}
+
+static void
+log_removal (const char *what,
+             GVariant   *report)
+{
+  guint entries = 0;
+  guint64 bytes = 0;
+
+  if (report == NULL)
+    return;
+  g_variant_lookup (report, "entries", "u", &entries);
+  g_variant_lookup (report, "bytes", "t", &bytes);
+  if (entries > 0)
+    g_message ("%s: removed %u entries, %" G_GUINT64_FORMAT " bytes", what, entries, bytes);
+}
+
+static void
+on_settings_cleared_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(GVariant) report = sr_storage_remove_finish (NULL, result, NULL);
+
+  log_removal ("Opt-out", report);
+}
+
+static void
+on_state_to_clear_cb (SrSettings  *settings,
+                      const char **apps,
+                      SrDaemon    *self)
+{
+  clear_state (self, apps, FALSE, on_settings_cleared_cb, NULL, NULL);
+}
+
+static gboolean
+check_clear (SrDaemon  *self,
+             GVariant  *params,
+             GError   **error)
+{
+  g_autofree const char **apps = NULL;
+
+  g_variant_get (params, "(^a&s)", &apps);
+  return sr_app_id_list_validate (apps, error);
+}
+
+static void
+on_cleared_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) report = sr_storage_remove_finish (NULL, result, &error);
+
+  if (report == NULL)
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a{sv})", report));
+}
+
+static void
+run_clear (SrDaemon              *self,
+           GVariant              *params,
+           GDBusMethodInvocation *invocation)
+{
+  g_autofree const char **apps = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_variant_get (params, "(^a&s)", &apps);
+  if (!clear_state (self, apps, TRUE, on_cleared_cb, g_object_ref (invocation), &error))
+    {
+      g_object_unref (invocation);
+      g_dbus_method_invocation_return_gerror (invocation, error);
+    }
+}
+
+static void
+on_listed_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) apps = sr_storage_list_finish (NULL, result, &error);
+
+  if (apps == NULL)
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(sa{sv}))", apps));
+}
+
+static void
+run_list_stored_state (SrDaemon              *self,
+                       GVariant              *params,
+                       GDBusMethodInvocation *invocation)
+{
+  sr_storage_list_async (self->storage, on_listed_cb, g_object_ref (invocation));
+}
+
+static void
+on_maintained_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GVariant) report = sr_storage_remove_finish (NULL, result, NULL);
+
+  log_removal (user_data, report);
+}
+
+/* At start-up (once idle) and daily: what the settings say must not be
+ * kept is removed. The rules already refuse to restore it; this frees the
+ * disk and keeps the promise of "max-age-days". */
+static gboolean
+run_maintenance (gpointer user_data)
+{
+  SrDaemon *self = user_data;
+  const SrPolicy *policy = sr_settings_get_policy (self->settings);
+
+  if (!policy->enabled)
+    {
+      sr_storage_remove_async (self->storage, NULL, 0, on_maintained_cb, (gpointer) "Switched off");
+      return G_SOURCE_CONTINUE;
+    }
+
+  if (policy->max_age_days >= 0)
+    sr_storage_remove_async (self->storage, NULL,
+                             g_get_real_time () - policy->max_age_days * USEC_PER_DAY,
+                             on_maintained_cb, (gpointer) "Retention");
+
+  if (g_hash_table_size (policy->excluded) > 0)
+    {
+      g_autofree const char **apps =
+        (const char **) g_hash_table_get_keys_as_array (policy->excluded, NULL);
+      sr_storage_remove_async (self->storage, apps, 0, on_maintained_cb, (gpointer) "Excluded apps");
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+run_first_maintenance (gpointer user_data)
+{
+  run_maintenance (user_data);
+  return G_SOURCE_REMOVE;
 }
 
 static const Method methods[] = {
@@ -211,6 +425,8 @@ static const Method methods[] = {
   { "NoteExit", NULL, TRUE, check_app_id_arg, run_note_exit },
   { "SetSetting", ACTION_CONFIGURE, FALSE, check_set_setting, run_set_setting },
   { "SetAppExcluded", ACTION_CONFIGURE, FALSE, check_set_app_excluded, run_set_app_excluded },
+  { "ListStoredState", ACTION_LIST, FALSE, NULL, run_list_stored_state },
+  { "Clear", ACTION_CLEAR, FALSE, check_clear, run_clear },
 };
 
 /* A call waiting for the bus (who is calling) or for polkit. */
@@ -436,6 +652,12 @@ sr_daemon_new (SrSettings *settings)
   self->crash_guard = sr_crash_guard_new (crash_path);
   self->clear_points = sr_clear_points_new (clear_path);
   self->authority = sr_authority_new ();
+  {
+    g_auto(GStrv) dirs = sr_store_default_dirs ();
+    self->storage = sr_storage_new (sr_store_load_dirs ((const char * const *) dirs));
+  }
+  self->state_to_clear_id =
+    g_signal_connect (settings, "state-to-clear", G_CALLBACK (on_state_to_clear_cb), self);
   self->settings_changed_id =
     g_signal_connect (settings, "properties-changed",
                       G_CALLBACK (on_settings_properties_changed_cb), self);
@@ -448,6 +670,10 @@ sr_daemon_free (SrDaemon *self)
   if (self->registration_id != 0)
     g_dbus_connection_unregister_object (self->bus, self->registration_id);
   g_clear_signal_handler (&self->settings_changed_id, self->settings);
+  g_clear_signal_handler (&self->state_to_clear_id, self->settings);
+  g_clear_handle_id (&self->maintenance_id, g_source_remove);
+  /* Waits for queued removals: a clear that was promised is carried out. */
+  g_clear_pointer (&self->storage, sr_storage_free);
   g_clear_pointer (&self->callers, sr_caller_cache_free);
   g_clear_object (&self->bus);
   g_clear_pointer (&self->authority, sr_authority_free);
@@ -473,5 +699,8 @@ sr_daemon_export (SrDaemon         *self,
 
   self->bus = g_object_ref (bus);
   self->callers = sr_caller_cache_new (bus);
+
+  g_idle_add_full (G_PRIORITY_LOW, run_first_maintenance, self, NULL);
+  self->maintenance_id = g_timeout_add_seconds (MAINTENANCE_INTERVAL_SECS, run_maintenance, self);
   return TRUE;
 }

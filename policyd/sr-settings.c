@@ -72,6 +72,7 @@ G_DEFINE_FINAL_TYPE (SrSettings, sr_settings, G_TYPE_OBJECT)
 
 enum {
   SIGNAL_PROPERTIES_CHANGED,
+  SIGNAL_STATE_TO_CLEAR,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -172,12 +173,45 @@ reload_policy (SrSettings *self)
 
 /* Rebuilds everything and reports the properties whose value changed.
  * Cheap enough to do on any change: a handful of keys. */
+/* The switch going off forgets everything; an app becoming excluded (by
+ * any route: the service, gsettings, a new system database) forgets it. */
+static void
+report_state_to_clear (SrSettings *self,
+                       gboolean    was_enabled,
+                       GHashTable *was_excluded)
+{
+  g_autoptr(GPtrArray) newly = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer app;
+
+  if (was_enabled && !self->policy.enabled)
+    {
+      g_signal_emit (self, signals[SIGNAL_STATE_TO_CLEAR], 0, NULL);
+      return;
+    }
+  if (!self->policy.enabled)
+    return;
+
+  g_hash_table_iter_init (&iter, self->excluded);
+  while (g_hash_table_iter_next (&iter, &app, NULL))
+    if (!g_hash_table_contains (was_excluded, app))
+      g_ptr_array_add (newly, app);
+  if (newly->len == 0)
+    return;
+  g_ptr_array_add (newly, NULL);
+  g_signal_emit (self, signals[SIGNAL_STATE_TO_CLEAR], 0, newly->pdata);
+}
+
 static void
 refresh (SrSettings *self)
 {
   g_autoptr(GPtrArray) changed = g_ptr_array_new ();
+  g_autoptr(GHashTable) was_excluded = self->excluded ? g_hash_table_ref (self->excluded) : NULL;
+  gboolean was_enabled = self->policy.enabled;
 
   reload_policy (self);
+  if (was_excluded != NULL)
+    report_state_to_clear (self, was_enabled, was_excluded);
 
   for (Prop i = 0; i < N_PROPS; i++)
     {
@@ -252,6 +286,16 @@ sr_settings_class_init (SrSettingsClass *klass)
    */
   signals[SIGNAL_PROPERTIES_CHANGED] =
     g_signal_new ("properties-changed", G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRV);
+
+  /**
+   * SrSettings::state-to-clear:
+   * @apps: (nullable) (array zero-terminated=1): apps newly excluded, or
+   *   %NULL when the master switch went off and everything goes
+   */
+  signals[SIGNAL_STATE_TO_CLEAR] =
+    g_signal_new ("state-to-clear", G_TYPE_FROM_CLASS (klass),
                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRV);
 

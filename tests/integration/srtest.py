@@ -133,6 +133,10 @@ class Session:
                   os.path.join(self.home, '.cache')):
             os.makedirs(d, exist_ok=True)
         os.chmod(self.runtime_dir, 0o700)
+        # The shipped store drop-ins, as the user's own: policyd reads them
+        # from $XDG_CONFIG_HOME/session-restore/stores.d without installing.
+        self.stores_dir = os.path.join(self.config_home, 'session-restore', 'stores.d')
+        shutil.copytree(os.path.join(SOURCE_DIR, 'data', 'stores.d'), self.stores_dir)
 
         self.site_dir = os.path.join(self.root, 'site.d')
         self.site_db = os.path.join(self.root, 'site.db')
@@ -154,6 +158,8 @@ class Session:
             'GSETTINGS_BACKEND': 'dconf',
             'GSETTINGS_SCHEMA_DIR': ':'.join(schema_dirs),
             'LANG': 'C.UTF-8',
+            # A critical warning in policyd is a bug: make it fail the test.
+            'G_DEBUG': 'fatal-criticals',
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'SR_POLICYD_WRAPPER'):
@@ -299,6 +305,12 @@ class Session:
 
     def set_setting(self, key, variant, **kwargs):
         return self.call('SetSetting', 'sv', key, variant, **kwargs)
+
+    def clear(self, apps=(), **kwargs):
+        return self.call('Clear', 'as', list(apps), **kwargs)[0]
+
+    def list_state(self):
+        return {app: info for app, info in self.call('ListStoredState')[0]}
 
     def prop(self, name):
         reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'Get',

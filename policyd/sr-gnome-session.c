@@ -1,0 +1,149 @@
+/* sr-gnome-session.c: gnome-session's save/restore state file
+ *
+ * $XDG_STATE_HOME/gnome-session@<session>.state is a serialized a{sv}:
+ * "version" (u), "dirty" (b) and "instances", an a{s(a{sv}aa{sv})} keyed by
+ * app id, whose aa{sv} holds one dictionary per instance. Clearing an app
+ * drops its "instances" entry and keeps every other byte of meaning: other
+ * keys, other apps, their order.
+ *
+ * The file comes from another program; nothing here trusts it beyond what
+ * GVariant's own checks allow.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-gnome-session"
+
+#include "config.h"
+
+#include "sr-app-id.h"
+#include "sr-error.h"
+#include "sr-gnome-session.h"
+
+#define INSTANCES_TYPE G_VARIANT_TYPE ("a{s(a{sv}aa{sv})}")
+
+GVariant *
+sr_gnome_session_parse (const void  *data,
+                        gsize        size,
+                        GError     **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GVariant) state = NULL;
+  g_autoptr(GVariant) instances = NULL;
+
+  if (size > SR_GNOME_SESSION_MAX_SIZE)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+                   "is %" G_GSIZE_FORMAT " bytes, more than a session state can be", size);
+      return NULL;
+    }
+
+  bytes = g_bytes_new (data, size);
+  state = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
+  /* Data that is not in normal form is not what GVariant would have
+   * written: most likely not a state file at all. */
+  if (!g_variant_is_normal_form (state))
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_FAILED,
+                           "is not a serialized a{sv}");
+      return NULL;
+    }
+
+  instances = g_variant_lookup_value (state, "instances", NULL);
+  if (instances != NULL && !g_variant_is_of_type (instances, INSTANCES_TYPE))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+                   "has “instances” of type %s, not a{s(a{sv}aa{sv})}",
+                   g_variant_get_type_string (instances));
+      return NULL;
+    }
+
+  return g_steal_pointer (&state);
+}
+
+void
+sr_gnome_session_foreach_app (GVariant              *state,
+                              SrGnomeSessionAppFunc  func,
+                              gpointer               user_data)
+{
+  g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
+  gsize n;
+
+  if (instances == NULL)
+    return;
+
+  n = g_variant_n_children (instances);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (instances, i);
+      g_autoptr(GVariant) value = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
+      const char *app_id;
+
+      g_variant_get_child (entry, 0, "&s", &app_id);
+      if (sr_app_id_validate (app_id, NULL))
+        func (app_id, g_variant_n_children (list), g_variant_get_size (value), user_data);
+    }
+}
+
+/* The state without the instances of @apps (NULL: of every app). Returns
+ * NULL when nothing would change. Entries whose key is no valid app id can
+ * only be removed by clearing everything. */
+GVariant *
+sr_gnome_session_without (GVariant   *state,
+                          GHashTable *apps,
+                          guint      *out_entries,
+                          guint64    *out_bytes,
+                          GPtrArray  *out_apps)
+{
+  g_auto(GVariantBuilder) result = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  g_auto(GVariantBuilder) kept = G_VARIANT_BUILDER_INIT (INSTANCES_TYPE);
+  g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
+  gboolean changed = FALSE, replaced = FALSE;
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  *out_entries = 0;
+  *out_bytes = 0;
+  if (instances == NULL)
+    return NULL;
+
+  for (gsize i = 0, n = g_variant_n_children (instances); i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (instances, i);
+      g_autoptr(GVariant) instance = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) list = g_variant_get_child_value (instance, 1);
+      const char *app_id;
+
+      g_variant_get_child (entry, 0, "&s", &app_id);
+      if (apps == NULL || g_hash_table_contains (apps, app_id))
+        {
+          changed = TRUE;
+          *out_entries += g_variant_n_children (list);
+          *out_bytes += g_variant_get_size (instance);
+          if (out_apps != NULL && sr_app_id_validate (app_id, NULL))
+            g_ptr_array_add (out_apps, g_strdup (app_id));
+          continue;
+        }
+      g_variant_builder_add_value (&kept, entry);
+    }
+
+  if (!changed)
+    return NULL;
+
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      if (g_str_equal (key, "instances"))
+        {
+          /* A repeated key is dropped: lookups only ever saw the first. */
+          if (!replaced)
+            g_variant_builder_add (&result, "{sv}", key, g_variant_builder_end (&kept));
+          replaced = TRUE;
+        }
+      else
+        g_variant_builder_add (&result, "{sv}", key, value);
+    }
+
+  return g_variant_ref_sink (g_variant_builder_end (&result));
+}

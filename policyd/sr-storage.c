@@ -1,0 +1,269 @@
+/* sr-storage.c: all stores, worked on in order off the main thread
+ *
+ * Listing and removing touch thousands of files; they run on one worker
+ * thread so that checks keep being answered meanwhile. One thread, first
+ * come first served: a removal never races another over the same file, and
+ * a barrier queued after a removal completes after it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-storage"
+
+#include "config.h"
+
+#include "sr-store-ops.h"
+#include "sr-store.h"
+#include "sr-storage.h"
+
+struct _SrStorage {
+  GPtrArray *stores;     /* (owned) (element-type SrStore) read-only after new */
+  GThreadPool *worker;   /* (owned) one thread */
+};
+
+typedef enum { JOB_LIST, JOB_REMOVE, JOB_BARRIER } JobKind;
+
+typedef struct {
+  JobKind kind;
+  GHashTable *apps;      /* (owned) (nullable): removal of these only */
+  gint64 older_than;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  g_clear_pointer (&job->apps, g_hash_table_unref);
+  g_free (job);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The keys of a string set, sorted; borrowed from the table. */
+static GPtrArray *
+sorted_keys (GHashTable *table)
+{
+  GPtrArray *keys = g_ptr_array_sized_new (g_hash_table_size (table));
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort (keys, compare_strings);
+  return keys;
+}
+
+static GVariant *
+list_all (SrStorage *self)
+{
+  g_autoptr(GHashTable) usage = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                       (GDestroyNotify) sr_app_usage_free);
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) apps = NULL;
+  GVariantBuilder builder;
+
+  for (guint i = 0; i < self->stores->len; i++)
+    sr_store_list (self->stores->pdata[i], usage, errors);
+  for (guint i = 0; i < errors->len; i++)
+    g_warning ("Listing stored state: %s", (const char *) errors->pdata[i]);
+
+  apps = sorted_keys (usage);
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sa{sv})"));
+  for (guint i = 0; i < apps->len; i++)
+    {
+      SrAppUsage *u = g_hash_table_lookup (usage, apps->pdata[i]);
+      GVariantDict dict;
+
+      g_variant_dict_init (&dict, NULL);
+      g_variant_dict_insert (&dict, "bytes", "t", u->bytes);
+      g_variant_dict_insert (&dict, "entries", "u", u->entries);
+      g_variant_dict_insert (&dict, "last-saved", "x", u->last_saved);
+      g_variant_dict_insert_value (&dict, "stores",
+                                   g_variant_new_strv ((const char * const *) u->stores->pdata,
+                                                       u->stores->len));
+      g_variant_builder_add (&builder, "(s@a{sv})", (const char *) apps->pdata[i],
+                             g_variant_dict_end (&dict));
+    }
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+static GVariant *
+strv_from_set (GHashTable *set)
+{
+  g_autoptr(GPtrArray) keys = sorted_keys (set);
+
+  return g_variant_new_strv ((const char * const *) keys->pdata, keys->len);
+}
+
+static GVariant *
+remove_all (SrStorage *self,
+            Job       *job)
+{
+  g_autoptr(GHashTable) apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  GVariantBuilder stores;
+  GVariantDict report;
+  guint entries = 0;
+  guint64 bytes = 0;
+
+  g_variant_builder_init (&stores, G_VARIANT_TYPE ("a{sv}"));
+  for (guint i = 0; i < self->stores->len; i++)
+    {
+      const SrStore *store = self->stores->pdata[i];
+      SrStoreReport one;
+      GVariantDict dict;
+      GHashTableIter iter;
+      gpointer app;
+
+      sr_store_report_init (&one);
+      sr_store_remove (store, job->apps, job->older_than, &one);
+
+      entries += one.entries;
+      bytes += one.bytes;
+      g_hash_table_iter_init (&iter, one.apps);
+      while (g_hash_table_iter_next (&iter, &app, NULL))
+        g_hash_table_add (apps, g_strdup (app));
+      for (guint e = 0; e < one.errors->len; e++)
+        {
+          g_warning ("Removing stored state: %s", (const char *) one.errors->pdata[e]);
+          g_ptr_array_add (errors, g_strdup (one.errors->pdata[e]));
+        }
+
+      g_variant_dict_init (&dict, NULL);
+      g_variant_dict_insert (&dict, "entries", "u", one.entries);
+      g_variant_dict_insert (&dict, "bytes", "t", one.bytes);
+      g_variant_dict_insert_value (&dict, "errors",
+                                   g_variant_new_strv ((const char * const *) one.errors->pdata,
+                                                       one.errors->len));
+      g_variant_builder_add (&stores, "{sv}", store->name, g_variant_dict_end (&dict));
+      sr_store_report_clear (&one);
+    }
+
+  g_variant_dict_init (&report, NULL);
+  g_variant_dict_insert_value (&report, "apps", strv_from_set (apps));
+  g_variant_dict_insert (&report, "entries", "u", entries);
+  g_variant_dict_insert (&report, "bytes", "t", bytes);
+  g_variant_dict_insert_value (&report, "errors",
+                               g_variant_new_strv ((const char * const *) errors->pdata,
+                                                   errors->len));
+  g_variant_dict_insert_value (&report, "stores", g_variant_builder_end (&stores));
+  return g_variant_ref_sink (g_variant_dict_end (&report));
+}
+
+static void
+run_job (gpointer data,
+         gpointer user_data)
+{
+  g_autoptr(GTask) task = data;
+  SrStorage *self = user_data;
+  Job *job = g_task_get_task_data (task);
+
+  switch (job->kind)
+    {
+    case JOB_LIST:
+      g_task_return_pointer (task, list_all (self), (GDestroyNotify) g_variant_unref);
+      break;
+    case JOB_REMOVE:
+      g_task_return_pointer (task, remove_all (self, job), (GDestroyNotify) g_variant_unref);
+      break;
+    case JOB_BARRIER:
+    default:
+      g_task_return_boolean (task, TRUE);
+      break;
+    }
+}
+
+SrStorage *
+sr_storage_new (GPtrArray *stores)
+{
+  SrStorage *self = g_new0 (SrStorage, 1);
+
+  self->stores = stores;
+  self->worker = g_thread_pool_new (run_job, self, 1, FALSE, NULL);
+  return self;
+}
+
+void
+sr_storage_free (SrStorage *self)
+{
+  g_thread_pool_free (self->worker, FALSE, TRUE);
+  g_ptr_array_unref (self->stores);
+  g_free (self);
+}
+
+static void
+queue (SrStorage           *self,
+       Job                 *job,
+       gpointer             source_tag,
+       GAsyncReadyCallback  callback,
+       gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+
+  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
+  g_task_set_source_tag (task, source_tag);
+  g_thread_pool_push (self->worker, task, NULL);
+}
+
+void
+sr_storage_list_async (SrStorage           *self,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = JOB_LIST;
+  queue (self, job, sr_storage_list_async, callback, user_data);
+}
+
+GVariant *
+sr_storage_list_finish (SrStorage     *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+sr_storage_remove_async (SrStorage           *self,
+                         const char * const  *apps,
+                         gint64               older_than,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = JOB_REMOVE;
+  job->older_than = older_than;
+  if (apps != NULL)
+    {
+      job->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = 0; apps[i] != NULL; i++)
+        g_hash_table_add (job->apps, g_strdup (apps[i]));
+    }
+  queue (self, job, sr_storage_remove_async, callback, user_data);
+}
+
+GVariant *
+sr_storage_remove_finish (SrStorage     *self,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+sr_storage_barrier_async (SrStorage           *self,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = JOB_BARRIER;
+  queue (self, job, sr_storage_barrier_async, callback, user_data);
+}

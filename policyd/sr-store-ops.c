@@ -1,0 +1,548 @@
+/* sr-store-ops.c: listing and removing what a store holds
+ *
+ * Everything below a store's root is reached through directory fds with
+ * openat()/unlinkat() and O_NOFOLLOW: a symbolic link is never followed,
+ * so nothing outside the root can be read or removed, whatever the files
+ * inside it are renamed to meanwhile. Only regular files whose names match
+ * the store's pattern are touched. A file that cannot be read or does not
+ * parse is reported and skipped; nothing here gives up on a whole store
+ * for one bad file.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-store"
+
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "sr-app-id.h"
+#include "sr-error.h"
+#include "sr-gnome-session.h"
+#include "sr-store-ops.h"
+
+void
+sr_app_usage_free (SrAppUsage *usage)
+{
+  g_ptr_array_unref (usage->stores);
+  g_free (usage);
+}
+
+void
+sr_store_report_init (SrStoreReport *report)
+{
+  *report = (SrStoreReport) {
+    .errors = g_ptr_array_new_with_free_func (g_free),
+    .apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+  };
+}
+
+void
+sr_store_report_clear (SrStoreReport *report)
+{
+  g_clear_pointer (&report->errors, g_ptr_array_unref);
+  g_clear_pointer (&report->apps, g_hash_table_unref);
+}
+
+static gint64
+mtime_usec (const struct stat *st)
+{
+  return (gint64) st->st_mtim.tv_sec * G_USEC_PER_SEC + st->st_mtim.tv_nsec / 1000;
+}
+
+static void G_GNUC_PRINTF (2, 3)
+add_error (GPtrArray  *errors,
+           const char *format,
+           ...)
+{
+  va_list args;
+  char *message;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_debug ("%s", message);
+  g_ptr_array_add (errors, message);
+}
+
+/* Opens @name below @dir_fd as a directory, never through a link.
+ * Returns -1 with errno ENOENT (and no message) when it does not exist. */
+static int
+open_dir_at (int         dir_fd,
+             const char *name,
+             const char *shown_path,
+             GPtrArray  *errors)
+{
+  int fd = openat (dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd < 0 && errno != ENOENT)
+    {
+      int saved_errno = errno;
+      add_error (errors, "%s: %s", shown_path,
+                 saved_errno == ELOOP || saved_errno == ENOTDIR ?
+                 "a symbolic link or not a directory; not followed" :
+                 g_strerror (saved_errno));
+      errno = saved_errno;
+    }
+  return fd;
+}
+
+/* The root's parents are the user's own directories and may be links; the
+ * root itself may not. */
+static int
+open_root (const SrStore *store,
+           GPtrArray     *errors)
+{
+  g_autofree char *parent = g_path_get_dirname (store->root);
+  g_autofree char *base = g_path_get_basename (store->root);
+  int parent_fd, fd;
+
+  parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (parent_fd < 0)
+    {
+      if (errno != ENOENT)
+        add_error (errors, "%s: %s", parent, g_strerror (errno));
+      return -1;
+    }
+  fd = open_dir_at (parent_fd, base, store->root, errors);
+  close (parent_fd);
+  return fd;
+}
+
+/* Follows @relative ("a/b", or "" for @dir_fd itself) one component at a
+ * time. */
+static int
+open_relative (int         dir_fd,
+               const char *relative,
+               const char *shown_base,
+               GPtrArray  *errors)
+{
+  g_auto(GStrv) parts = g_strsplit (relative, "/", -1);
+  g_autofree char *shown = NULL;
+  int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
+
+  for (guint i = 0; fd >= 0 && parts[i] != NULL; i++)
+    {
+      int next;
+
+      if (*parts[i] == '\0')
+        continue;
+      g_free (shown);
+      shown = g_build_filename (shown_base, parts[i], NULL);
+      next = open_dir_at (fd, parts[i], shown, errors);
+      close (fd);
+      fd = next;
+    }
+  return fd;
+}
+
+typedef void (*EntryFunc) (int                dir_fd,
+                           const char        *dir_path,
+                           const char        *name,
+                           const struct stat *st,
+                           gpointer           user_data);
+
+static void
+foreach_entry (int         dir_fd,
+               const char *dir_path,
+               GPtrArray  *errors,
+               EntryFunc   func,
+               gpointer    user_data)
+{
+  int fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *entry;
+
+  if (dir == NULL)
+    {
+      add_error (errors, "%s: %s", dir_path, g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+
+  while ((errno = 0, entry = readdir (dir)) != NULL)
+    {
+      struct stat st;
+
+      if (entry->d_name[0] == '.')
+        continue;
+      if (fstatat (dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;   /* gone meanwhile */
+      func (dir_fd, dir_path, entry->d_name, &st, user_data);
+    }
+  if (errno != 0)
+    add_error (errors, "%s: %s", dir_path, g_strerror (errno));
+  closedir (dir);
+}
+
+/* -- What one pass over a store does with each file ---------------------- */
+
+typedef struct {
+  const SrStore *store;
+  const char *dir_app;          /* app id named by the directory, or NULL */
+  GHashTable *usage;            /* listing: app id → SrAppUsage */
+  GHashTable *apps;             /* removing: which apps; NULL for all */
+  gint64 older_than;
+  SrStoreReport *report;        /* removing */
+  GPtrArray *errors;
+} Pass;
+
+static void
+add_usage (Pass       *pass,
+           const char *app_id,
+           guint       entries,
+           guint64     bytes,
+           gint64      saved)
+{
+  SrAppUsage *usage = g_hash_table_lookup (pass->usage, app_id);
+
+  if (usage == NULL)
+    {
+      usage = g_new0 (SrAppUsage, 1);
+      usage->stores = g_ptr_array_new ();
+      g_hash_table_insert (pass->usage, g_strdup (app_id), usage);
+    }
+  usage->entries += entries;
+  usage->bytes += bytes;
+  usage->last_saved = MAX (usage->last_saved, saved);
+  if (!g_ptr_array_find_with_equal_func (usage->stores, pass->store->name, g_str_equal, NULL))
+    g_ptr_array_add (usage->stores, pass->store->name);
+}
+
+static gboolean
+should_remove (Pass              *pass,
+               const char        *app_id,
+               const struct stat *st)
+{
+  if (pass->apps != NULL && (app_id == NULL || !g_hash_table_contains (pass->apps, app_id)))
+    return FALSE;
+  return pass->older_than == 0 || mtime_usec (st) < pass->older_than;
+}
+
+static void
+remove_file (Pass              *pass,
+             int                dir_fd,
+             const char        *dir_path,
+             const char        *name,
+             const struct stat *st,
+             const char        *app_id)
+{
+  if (unlinkat (dir_fd, name, 0) != 0)
+    {
+      if (errno != ENOENT)
+        add_error (pass->errors, "%s/%s: %s", dir_path, name, g_strerror (errno));
+      return;
+    }
+  pass->report->entries++;
+  pass->report->bytes += st->st_size;
+  if (app_id != NULL)
+    g_hash_table_add (pass->report->apps, g_strdup (app_id));
+}
+
+static void
+on_file_entry (int                dir_fd,
+               const char        *dir_path,
+               const char        *name,
+               const struct stat *st,
+               gpointer           user_data)
+{
+  Pass *pass = user_data;
+  g_autofree char *app_id = NULL;
+  const char *app;
+
+  if (!sr_store_match (pass->store, name, &app_id))
+    return;
+  app = app_id != NULL ? app_id : pass->dir_app;
+  if (app_id != NULL && pass->dir_app != NULL && !g_str_equal (app_id, pass->dir_app))
+    return;
+
+  if (!S_ISREG (st->st_mode))
+    {
+      if (pass->report != NULL && should_remove (pass, app, st))
+        add_error (pass->errors, "%s/%s: not a regular file; left alone", dir_path, name);
+      return;
+    }
+
+  if (pass->usage != NULL)
+    {
+      if (app != NULL)
+        add_usage (pass, app, 1, st->st_size, mtime_usec (st));
+    }
+  else if (should_remove (pass, app, st) &&
+           (app != NULL || pass->store->kind == SR_STORE_WHOLE_FILE))
+    remove_file (pass, dir_fd, dir_path, name, st, app);
+}
+
+/* -- gnome-session files --------------------------------------------------- */
+
+static GVariant *
+read_session_file (int                dir_fd,
+                   const char        *path,
+                   const char        *name,
+                   struct stat       *st,
+                   GPtrArray         *errors)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize done = 0;
+  GVariant *state;
+  int fd;
+
+  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, st) != 0 || !S_ISREG (st->st_mode) ||
+      st->st_size > SR_GNOME_SESSION_MAX_SIZE)
+    {
+      add_error (errors, "%s: %s", path,
+                 fd < 0 ? g_strerror (errno) : "not a readable state file");
+      if (fd >= 0)
+        close (fd);
+      return NULL;
+    }
+
+  data = g_malloc (st->st_size + 1);
+  while (done < (gsize) st->st_size)
+    {
+      gssize n = read (fd, data + done, st->st_size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += n;
+    }
+  close (fd);
+
+  state = sr_gnome_session_parse (data, done, &error);
+  if (state == NULL)
+    add_error (errors, "%s %s; skipped", path, error->message);
+  return state;
+}
+
+/* Writes @contents next to @name and renames it over: the owner, and a
+ * crash of ours, see the old file or the new one, never a mix. */
+static gboolean
+replace_file_at (int                dir_fd,
+                 const char        *path,
+                 const char        *name,
+                 const struct stat *original,
+                 GVariant          *contents,
+                 GPtrArray         *errors)
+{
+  g_autofree char *tmp = NULL;
+  const char *data = g_variant_get_data (contents);
+  gsize size = g_variant_get_size (contents), done = 0;
+  int fd = -1, saved_errno = 0;
+
+  for (guint attempt = 0; fd < 0 && attempt < 100; attempt++)
+    {
+      g_free (tmp);
+      tmp = g_strdup_printf (".%s.%08x", name, g_random_int ());
+      fd = openat (dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   original->st_mode & 0777);
+      if (fd < 0 && errno != EEXIST)
+        break;
+    }
+  if (fd < 0)
+    {
+      add_error (errors, "%s: could not write a replacement: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+
+  while (done < size)
+    {
+      gssize n = write (fd, data + done, size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved_errno = errno;
+          break;
+        }
+      done += n;
+    }
+  if (saved_errno == 0 && fsync (fd) != 0)
+    saved_errno = errno;
+  if (close (fd) != 0 && saved_errno == 0)
+    saved_errno = errno;
+  if (saved_errno == 0 && renameat (dir_fd, tmp, dir_fd, name) != 0)
+    saved_errno = errno;
+
+  if (saved_errno != 0)
+    {
+      unlinkat (dir_fd, tmp, 0);
+      add_error (errors, "%s: could not rewrite: %s; left as it was", path,
+                 g_strerror (saved_errno));
+      return FALSE;
+    }
+  (void) fsync (dir_fd);
+  return TRUE;
+}
+
+static void
+on_session_usage_cb (const char *app_id,
+                     guint       entries,
+                     guint64     bytes,
+                     gpointer    user_data)
+{
+  Pass *pass = user_data;
+
+  add_usage (pass, app_id, entries, bytes, pass->older_than);
+}
+
+static void
+on_session_entry (int                dir_fd,
+                  const char        *dir_path,
+                  const char        *name,
+                  const struct stat *listed,
+                  gpointer           user_data)
+{
+  Pass *pass = user_data;
+  g_autofree char *path = NULL;
+  g_autoptr(GVariant) state = NULL;
+  g_autoptr(GVariant) without = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+  struct stat st;
+  guint entries;
+  guint64 bytes;
+
+  if (!S_ISREG (listed->st_mode) || !sr_store_match (pass->store, name, NULL))
+    return;
+
+  path = g_build_filename (dir_path, name, NULL);
+  state = read_session_file (dir_fd, path, name, &st, pass->errors);
+  if (state == NULL)
+    return;
+
+  if (pass->usage != NULL)
+    {
+      /* Per-app times are not in the file: its own time stands for all. */
+      gint64 saved = pass->older_than;
+      pass->older_than = mtime_usec (&st);
+      sr_gnome_session_foreach_app (state, on_session_usage_cb, pass);
+      pass->older_than = saved;
+      return;
+    }
+
+  if (pass->older_than != 0 && mtime_usec (&st) >= pass->older_than)
+    return;
+
+  apps = g_ptr_array_new_with_free_func (g_free);
+  without = sr_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
+  if (without == NULL)
+    return;
+  if (!replace_file_at (dir_fd, path, name, &st, without, pass->errors))
+    return;
+
+  pass->report->entries += entries;
+  pass->report->bytes += bytes;
+  for (guint i = 0; i < apps->len; i++)
+    g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
+}
+
+/* -- One pass over a whole store ------------------------------------------- */
+
+static void
+collect_app_dir (int                dir_fd,
+                 const char        *dir_path,
+                 const char        *name,
+                 const struct stat *st,
+                 gpointer           user_data)
+{
+  GPtrArray *apps = user_data;
+
+  if (S_ISDIR (st->st_mode) && sr_app_id_validate (name, NULL))
+    g_ptr_array_add (apps, g_strdup (name));
+}
+
+static void
+run_pass (Pass *pass)
+{
+  const SrStore *store = pass->store;
+  int root_fd = open_root (store, pass->errors);
+
+  if (root_fd < 0)
+    return;
+
+  if (store->kind == SR_STORE_ENTRIES)
+    foreach_entry (root_fd, store->root, pass->errors, on_session_entry, pass);
+  else if (store->app_subdir == NULL)
+    foreach_entry (root_fd, store->root, pass->errors, on_file_entry, pass);
+  else
+    {
+      g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
+
+      /* Clearing some apps opens just their directories; anything else
+       * looks at every directory named like an app. */
+      if (pass->apps != NULL)
+        {
+          GHashTableIter iter;
+          gpointer app;
+
+          g_hash_table_iter_init (&iter, pass->apps);
+          while (g_hash_table_iter_next (&iter, &app, NULL))
+            g_ptr_array_add (apps, g_strdup (app));
+        }
+      else
+        foreach_entry (root_fd, store->root, pass->errors, collect_app_dir, apps);
+
+      for (guint i = 0; i < apps->len; i++)
+        {
+          const char *app = apps->pdata[i];
+          g_autofree char *app_path = g_build_filename (store->root, app, NULL);
+          g_autofree char *dir_path = g_build_filename (app_path, store->app_subdir, NULL);
+          int app_fd = open_dir_at (root_fd, app, app_path, pass->errors);
+          int dir_fd = app_fd >= 0 ? open_relative (app_fd, store->app_subdir, app_path,
+                                                    pass->errors) : -1;
+
+          if (dir_fd >= 0)
+            {
+              pass->dir_app = app;
+              foreach_entry (dir_fd, dir_path, pass->errors, on_file_entry, pass);
+              pass->dir_app = NULL;
+              close (dir_fd);
+            }
+          if (app_fd >= 0)
+            close (app_fd);
+        }
+    }
+
+  close (root_fd);
+}
+
+void
+sr_store_list (const SrStore *store,
+               GHashTable    *usage,
+               GPtrArray     *errors)
+{
+  Pass pass = { .store = store, .usage = usage, .errors = errors };
+
+  run_pass (&pass);
+}
+
+void
+sr_store_remove (const SrStore *store,
+                 GHashTable    *apps,
+                 gint64         older_than,
+                 SrStoreReport *report)
+{
+  Pass pass = {
+    .store = store,
+    .apps = apps,
+    .older_than = older_than,
+    .report = report,
+    .errors = report->errors,
+  };
+
+  /* A whole-file store holds every app at once: only "everything" (or
+   * age) removes it. */
+  if (store->kind == SR_STORE_WHOLE_FILE && apps != NULL)
+    return;
+  run_pass (&pass);
+}

@@ -1,0 +1,42 @@
+/* sr-store-ops.h: listing and removing what a store holds
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sr-store.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint64 bytes;
+  guint entries;
+  gint64 last_saved;        /* µs since the epoch */
+  GPtrArray *stores;        /* (owned) store names, (unowned) strings */
+} SrAppUsage;
+
+typedef struct {
+  guint entries;
+  guint64 bytes;
+  GPtrArray *errors;        /* (owned) messages */
+  GHashTable *apps;         /* (owned) (element-type utf8) apps that lost something */
+} SrStoreReport;
+
+void sr_app_usage_free      (SrAppUsage        *usage);
+void sr_store_report_init   (SrStoreReport     *report);
+void sr_store_report_clear  (SrStoreReport     *report);
+
+/* @usage: app id → SrAppUsage, added to. */
+void sr_store_list   (const SrStore  *store,
+                      GHashTable     *usage,
+                      GPtrArray      *errors);
+/* @apps: set of app ids, NULL for everything. @older_than: µs since the
+ * epoch; only what was last written before it goes; 0 for no limit. */
+void sr_store_remove (const SrStore  *store,
+                      GHashTable     *apps,
+                      gint64          older_than,
+                      SrStoreReport  *report);
+
+G_END_DECLS

@@ -1,0 +1,338 @@
+/* sr-store.c: where apps' state is stored, from *.store drop-ins
+ *
+ * A drop-in is a key file:
+ *
+ *   [Store]
+ *   Description=GTK app state
+ *   Kind=files                      (files, entries or whole-file)
+ *   Directory=$XDG_STATE_HOME       ($HOME and $XDG_*_HOME are expanded;
+ *                                    one component may be {app})
+ *   Pattern={app}#*.state           (a file name: {app} is the app id,
+ *                                    * any run of characters but "/")
+ *   Format=gnome-session            (entries only: the file's format)
+ *
+ * Drop-ins are read from the system directories first and the user's last;
+ * a later file of the same name replaces an earlier one. One that does not
+ * parse is reported and skipped; the others still count.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-store"
+
+#include "config.h"
+
+#include <gio/gio.h>
+
+#include "sr-app-id.h"
+#include "sr-error.h"
+#include "sr-store.h"
+
+void
+sr_store_free (SrStore *store)
+{
+  g_free (store->name);
+  g_free (store->description);
+  g_free (store->root);
+  g_free (store->app_subdir);
+  g_free (store->pattern);
+  g_clear_pointer (&store->regex, g_regex_unref);
+  g_free (store);
+}
+
+static const char *
+expand_variable (const char *name)
+{
+  if (g_str_equal (name, "HOME"))
+    return g_get_home_dir ();
+  if (g_str_equal (name, "XDG_STATE_HOME"))
+    return g_get_user_state_dir ();
+  if (g_str_equal (name, "XDG_DATA_HOME"))
+    return g_get_user_data_dir ();
+  if (g_str_equal (name, "XDG_CONFIG_HOME"))
+    return g_get_user_config_dir ();
+  if (g_str_equal (name, "XDG_CACHE_HOME"))
+    return g_get_user_cache_dir ();
+  return NULL;
+}
+
+/* Expands $VARIABLES; the result must be absolute and free of "." and ".."
+ * components so that the root is exactly what it says. */
+static char *
+expand_directory (const char  *directory,
+                  GError     **error)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_auto(GStrv) parts = NULL;
+
+  for (const char *p = directory; *p != '\0';)
+    {
+      if (*p == '$')
+        {
+          gsize len = strspn (p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+          g_autofree char *name = g_strndup (p + 1, len);
+          const char *value = expand_variable (name);
+
+          if (value == NULL)
+            {
+              g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "Directory: unknown variable $%s", name);
+              return NULL;
+            }
+          g_string_append (out, value);
+          p += 1 + len;
+        }
+      else
+        g_string_append_c (out, *p++);
+    }
+
+  if (!g_path_is_absolute (out->str))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "Directory: “%s” is not absolute", out->str);
+      return NULL;
+    }
+  parts = g_strsplit (out->str, "/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (g_str_equal (parts[i], ".") || g_str_equal (parts[i], ".."))
+      {
+        g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                     "Directory: “%s” has a “.” or “..” component", out->str);
+        return NULL;
+      }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static GRegex *
+compile_pattern (const char  *pattern,
+                 gboolean    *out_has_app,
+                 GError     **error)
+{
+  g_autoptr(GString) regex = g_string_new ("^");
+  gboolean has_app = FALSE;
+
+  for (const char *p = pattern; *p != '\0';)
+    {
+      if (g_str_has_prefix (p, "{app}"))
+        {
+          if (has_app)
+            {
+              g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                                   "Pattern: {app} may appear once");
+              return NULL;
+            }
+          has_app = TRUE;
+          g_string_append (regex, "(?<app>[A-Za-z0-9_.-]+)");
+          p += strlen ("{app}");
+        }
+      else if (*p == '*')
+        {
+          g_string_append (regex, "[^/]*");
+          p++;
+        }
+      else
+        {
+          const char *end = p + strcspn (p, "*{");
+          g_autofree char *escaped = NULL;
+
+          if (end == p)   /* a lone '{' */
+            end++;
+          escaped = g_regex_escape_string (p, end - p);
+          g_string_append (regex, escaped);
+          p = end;
+        }
+    }
+  g_string_append_c (regex, '$');
+
+  *out_has_app = has_app;
+  return g_regex_new (regex->str, G_REGEX_OPTIMIZE, 0, error);
+}
+
+SrStore *
+sr_store_load_file (const char  *path,
+                    GError     **error)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autoptr(SrStore) store = g_new0 (SrStore, 1);
+  g_autofree char *basename = g_path_get_basename (path);
+  g_autofree char *kind = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *expanded = NULL;
+  g_autofree char *format = NULL;
+  const char *at;
+  gboolean pattern_has_app;
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, error))
+    return NULL;
+
+  store->name = g_strndup (basename, strlen (basename) - strlen (".store"));
+  store->description = g_key_file_get_string (file, "Store", "Description", NULL);
+  if (store->description == NULL)
+    store->description = g_strdup (store->name);
+
+  kind = g_key_file_get_string (file, "Store", "Kind", error);
+  directory = kind ? g_key_file_get_string (file, "Store", "Directory", error) : NULL;
+  store->pattern = directory ? g_key_file_get_string (file, "Store", "Pattern", error) : NULL;
+  if (store->pattern == NULL)
+    return NULL;
+
+  if (g_str_equal (kind, "files"))
+    store->kind = SR_STORE_FILES;
+  else if (g_str_equal (kind, "entries"))
+    store->kind = SR_STORE_ENTRIES;
+  else if (g_str_equal (kind, "whole-file"))
+    store->kind = SR_STORE_WHOLE_FILE;
+  else
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "Kind: “%s” is not files, entries or whole-file", kind);
+      return NULL;
+    }
+
+  if (store->kind == SR_STORE_ENTRIES)
+    {
+      format = g_key_file_get_string (file, "Store", "Format", NULL);
+      if (g_strcmp0 (format, "gnome-session") != 0)
+        {
+          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                       "Format: “%s” is not a known format (gnome-session)",
+                       format ? format : "");
+          return NULL;
+        }
+    }
+
+  if (*store->pattern == '\0' || strchr (store->pattern, '/') != NULL)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "Pattern: “%s” must be a non-empty file name", store->pattern);
+      return NULL;
+    }
+  store->regex = compile_pattern (store->pattern, &pattern_has_app, error);
+  if (store->regex == NULL)
+    return NULL;
+
+  expanded = expand_directory (directory, error);
+  if (expanded == NULL)
+    return NULL;
+
+  /* Split at the {app} component, if any. */
+  at = strstr (expanded, "/{app}");
+  if (at != NULL && (at[6] == '/' || at[6] == '\0') && strstr (at + 6, "{app}") == NULL &&
+      g_strstr_len (expanded, at - expanded, "{app}") == NULL)
+    {
+      store->root = g_strndup (expanded, at - expanded);
+      store->app_subdir = g_strdup (at[6] == '/' ? at + 7 : "");
+    }
+  else if (strstr (expanded, "{app}") != NULL)
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "Directory: {app} must be one whole component, once");
+      return NULL;
+    }
+  else
+    store->root = g_steal_pointer (&expanded);
+
+  if (*store->root == '\0')
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "Directory: the root may not be /");
+      return NULL;
+    }
+
+  if (store->kind == SR_STORE_WHOLE_FILE && (pattern_has_app || store->app_subdir != NULL))
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "A whole-file store holds no app: {app} is not allowed");
+      return NULL;
+    }
+  if (store->kind == SR_STORE_FILES && !pattern_has_app && store->app_subdir == NULL)
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "A files store needs {app} in Directory or Pattern");
+      return NULL;
+    }
+  if (store->kind == SR_STORE_ENTRIES && (pattern_has_app || store->app_subdir != NULL))
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "An entries store names its apps inside the file: {app} is not allowed");
+      return NULL;
+    }
+
+  return g_steal_pointer (&store);
+}
+
+/* Matches a file name; for patterns with {app}, the app id must be valid. */
+gboolean
+sr_store_match (const SrStore  *store,
+                const char     *file_name,
+                char          **out_app_id)
+{
+  g_autoptr(GMatchInfo) match = NULL;
+  g_autofree char *app_id = NULL;
+
+  if (file_name[0] == '.' || !g_regex_match (store->regex, file_name, 0, &match))
+    return FALSE;
+  app_id = g_match_info_fetch_named (match, "app");
+  if (app_id != NULL && *app_id != '\0' && !sr_app_id_validate (app_id, NULL))
+    return FALSE;
+  if (out_app_id != NULL)
+    *out_app_id = (app_id != NULL && *app_id != '\0') ? g_steal_pointer (&app_id) : NULL;
+  return TRUE;
+}
+
+char **
+sr_store_default_dirs (void)
+{
+  g_autoptr(GStrvBuilder) dirs = g_strv_builder_new ();
+
+  g_autofree char *system = g_build_filename (DATADIR, "session-restore", "stores.d", NULL);
+  g_autofree char *admin = g_build_filename (SYSCONFDIR, "session-restore", "stores.d", NULL);
+  g_autofree char *user = g_build_filename (g_get_user_config_dir (), "session-restore",
+                                            "stores.d", NULL);
+
+  g_strv_builder_add_many (dirs, system, admin, user, NULL);
+  return g_strv_builder_end (dirs);
+}
+
+static gint
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  const SrStore *sa = *(SrStore * const *) a;
+  const SrStore *sb = *(SrStore * const *) b;
+  return strcmp (sa->name, sb->name);
+}
+
+/* Loads the drop-ins of @dirs, later directories winning by file name. */
+GPtrArray *
+sr_store_load_dirs (const char * const *dirs)
+{
+  g_autoptr(GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) stores = g_ptr_array_new_with_free_func ((GDestroyNotify) sr_store_free);
+  GHashTableIter iter;
+  gpointer name, path;
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      g_autoptr(GDir) dir = g_dir_open (dirs[i], 0, NULL);
+      const char *entry;
+
+      while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_suffix (entry, ".store") && entry[0] != '.')
+          g_hash_table_replace (by_name, g_strdup (entry), g_build_filename (dirs[i], entry, NULL));
+    }
+
+  g_hash_table_iter_init (&iter, by_name);
+  while (g_hash_table_iter_next (&iter, &name, &path))
+    {
+      g_autoptr(GError) error = NULL;
+      SrStore *store = sr_store_load_file (path, &error);
+
+      if (store == NULL)
+        g_warning ("Ignoring the store drop-in %s: %s", (const char *) path, error->message);
+      else
+        g_ptr_array_add (stores, store);
+    }
+
+  g_ptr_array_sort (stores, compare_names);
+  return g_steal_pointer (&stores);
+}

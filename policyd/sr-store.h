@@ -1,0 +1,39 @@
+/* sr-store.h: where apps' state is stored, from *.store drop-ins
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SR_STORE_FILES,        /* one or more files per app */
+  SR_STORE_ENTRIES,      /* per-app entries inside one file */
+  SR_STORE_WHOLE_FILE,   /* files with no app in them: cleared only by "all" */
+} SrStoreKind;
+
+typedef struct {
+  char *name;            /* (owned) the drop-in's name without ".store" */
+  char *description;     /* (owned) */
+  SrStoreKind kind;
+  char *root;            /* (owned) absolute directory, before any {app} */
+  char *app_subdir;      /* (owned) (nullable) relative path after the {app}
+                          * directory, "" when {app} is the last component */
+  char *pattern;         /* (owned) file name pattern */
+  GRegex *regex;         /* (owned) the pattern; group "app" when it has {app} */
+} SrStore;
+
+SrStore   *sr_store_load_file   (const char          *path,
+                                 GError             **error);
+void       sr_store_free        (SrStore             *store);
+GPtrArray *sr_store_load_dirs   (const char * const  *dirs);
+char     **sr_store_default_dirs (void);
+gboolean   sr_store_match       (const SrStore       *store,
+                                 const char          *file_name,
+                                 char               **out_app_id);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrStore, sr_store_free)
+
+G_END_DECLS

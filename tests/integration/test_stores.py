@@ -1,0 +1,241 @@
+"""Listing, clearing and expiring stored state in the real formats, end to
+end with a simulated portal backend, GTK and compositor."""
+import os
+import signal
+import time
+
+from simulator import Simulator
+from srtest import ALLOW, DENY, LAUNCH, RECOVER, RESTORE, USEC_PER_DAY, GLib, PolicydTestCase, now_us
+
+A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
+
+
+def snapshot(root):
+    """Every file below root with its bytes."""
+    files = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                with open(path, 'rb') as f:
+                    files[os.path.relpath(path, root)] = f.read()
+    return files
+
+
+class ListTest(PolicydTestCase):
+    def test_lists_every_store(self):
+        sim = Simulator(self.s)
+        sim.save(A, '1')
+        sim.save(A, '2')
+        sim.save(B, '1', flatpak=True, payload=b'x' * 1000)
+        sim.write_compositor()
+        listing = self.s.list_state()
+        self.assertEqual(sorted(listing), [A, B])
+        self.assertEqual(sorted(listing[A]['stores']), ['gnome-session', 'gtk'])
+        self.assertEqual(sorted(listing[B]['stores']), ['gnome-session', 'gtk-flatpak'])
+        # Two GTK files and two gnome-session instances.
+        self.assertEqual(listing[A]['entries'], 4)
+        gtk_bytes = sum(os.path.getsize(sim.gtk_path(A, i)) for i in '12')
+        self.assertGreater(listing[A]['bytes'], gtk_bytes)
+        self.assertGreater(listing[B]['bytes'], 1000)
+        self.assertLessEqual(abs(listing[A]['last-saved'] - now_us()), 10 * 1000000)
+
+    def test_empty(self):
+        self.assertEqual(self.s.list_state(), {})
+
+    def test_list_needs_polkit(self):
+        self.s.set_allowed([])
+        self.assertDBusError('NotAllowed', self.s.list_state)
+
+
+class OptOutTest(PolicydTestCase):
+    def test_opt_out_forgets_that_app_only(self):
+        sim = Simulator(self.s)
+        for app in (A, B, C):
+            sim.save(app, '1')
+        sim.save(A, '2', flatpak=True)
+        sim.write_compositor()
+        before = snapshot(self.s.home)
+
+        self.s.call('SetAppExcluded', 'sb', A, True)
+        # Gone from disk by the time the call returns.
+        self.assertFalse(os.path.exists(sim.gtk_path(A, '1')))
+        self.assertFalse(os.path.exists(sim.gtk_path(A, '2', flatpak=True)))
+        self.assertEqual(sorted(sim.session_file_apps()['instances']), [B, C])
+        self.assertEqual(sorted(self.s.list_state()), [B, C])
+        # Everything of B and C, and the compositor's store, is untouched.
+        after = snapshot(self.s.home)
+        for path, data in before.items():
+            if A not in path and 'gnome-session@' not in path:
+                self.assertEqual(after.get(path), data, path)
+        self.assertTrue(os.path.exists(sim.compositor_path))
+        # The simulator heard it and dropped its copy.
+        sim.settle_signals()
+        self.assertIn([A], sim.cleared_signals)
+        self.assertNotIn(A, sim.memory)
+        # Not restorable: excluded now, and cleared if it is let back in.
+        self.assertEqual(self.s.check_restore(A, RESTORE), (DENY, 'excluded'))
+        old = now_us() - 1000000
+        self.s.call('SetAppExcluded', 'sb', A, False)
+        self.assertEqual(self.s.check_restore(A, RESTORE, {'saved-at': GLib.Variant('x', old)}),
+                         (DENY, 'cleared'))
+        self.assertEqual(sim.restore(B, RESTORE), (ALLOW, 'allowed'))
+
+    def test_opt_out_through_gsettings_forgets_too(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        sim.save(B)
+        self.s.gsettings('set', 'excluded-apps', f"['{A}']")
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(A, '1')), what='A forgotten')
+        self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
+
+    def test_switch_off_forgets_everything(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        sim.save(B, flatpak=True)
+        sim.write_compositor()
+        self.s.set_setting('enabled', GLib.Variant('b', False))
+        self.assertEqual(self.s.list_state(), {})
+        self.assertFalse(os.path.exists(sim.compositor_path))
+        self.assertEqual(sim.session_file_apps()['instances'], {})
+        sim.settle_signals()
+        self.assertIn([], sim.cleared_signals)
+        self.assertEqual(sim.save(A), 'disabled')
+
+
+class ClearTest(PolicydTestCase):
+    def test_clear_some(self):
+        sim = Simulator(self.s)
+        for app in (A, B, C):
+            sim.save(app)
+        sim.write_compositor()
+        report = self.s.clear([A, B])
+        self.assertEqual(report['apps'], [A, B])
+        self.assertEqual(report['errors'], [])
+        self.assertEqual(report['entries'], 4)
+        self.assertEqual(report['stores']['gtk']['entries'], 2)
+        self.assertEqual(report['stores']['gnome-session']['entries'], 2)
+        self.assertEqual(report['stores']['mutter']['entries'], 0)
+        self.assertEqual(sorted(self.s.list_state()), [C])
+        self.assertTrue(os.path.exists(sim.compositor_path))
+
+    def test_clear_all_holds_against_owners_that_write_back(self):
+        deaf = Simulator(self.s, listening=False)
+        for app in (A, B):
+            deaf.save(app)
+        deaf.write_compositor()
+        report = self.s.clear()
+        self.assertEqual(report['apps'], [A, B])
+        self.assertEqual(report['stores']['mutter']['entries'], 1)
+        self.assertEqual(self.s.list_state(), {})
+        # The owner did not listen: it writes its old state back...
+        deaf.write_back()
+        self.assertEqual(sorted(self.s.list_state()), [A, B])
+        # ...and none of it is restored, for any reason.
+        for app in (A, B):
+            for reason in (LAUNCH, RECOVER, RESTORE):
+                self.assertEqual(deaf.restore(app, reason), (DENY, 'cleared'))
+        # New state saved after the clear is fine.
+        deaf.save(A, '1', when=now_us())
+        self.assertEqual(deaf.restore(A, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_listening_owner_does_not_write_back(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        self.s.clear()
+        sim.settle_signals()
+        self.assertEqual(sim.memory, {})
+        sim.write_back()
+        self.assertEqual(self.s.list_state(), {})
+
+    def test_clear_points_survive_restart(self):
+        deaf = Simulator(self.s, listening=False)
+        deaf.save(A)
+        self.s.clear([A])
+        self.s.stop_policyd(signal.SIGKILL)
+        self.s.start_policyd()
+        deaf.write_back()
+        self.assertEqual(deaf.restore(A, LAUNCH), (DENY, 'cleared'))
+
+    def test_clear_needs_polkit_and_changes_nothing_when_refused(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        before = snapshot(self.s.home)
+        self.s.set_allowed([])
+        self.assertDBusError('NotAllowed', self.s.clear)
+        self.assertEqual(snapshot(self.s.home), before)
+        self.assertEqual(sim.restore(A, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_clear_validates_every_app_id(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        for apps in ([A, '../x'], ['a/b'], [''], [f'org.example.App{i}' for i in range(10001)]):
+            self.assertDBusError('InvalidArgs', self.s.clear, apps)
+        self.assertEqual(sorted(self.s.list_state()), [A])
+
+    def test_clear_of_apps_with_nothing_stored(self):
+        report = self.s.clear([A])
+        self.assertEqual(report['apps'], [])
+        self.assertEqual(report['entries'], 0)
+
+    def test_crash_loop_with_the_simulator(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        for _ in range(3):
+            sim.exit(A, voluntary=False)
+        self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
+        self.assertEqual(sim.restore(A, RESTORE), (ALLOW, 'allowed'))
+        sim.exit(A, voluntary=True)
+        self.assertEqual(sim.restore(A, RECOVER), (ALLOW, 'allowed'))
+
+
+class ExpiryTest(PolicydTestCase):
+    start = False
+
+    def test_purged_at_start_up(self):
+        sim = Simulator(self.s)
+        self.s.gsettings('set', 'max-age-days', '7')
+        old = now_us() - 8 * USEC_PER_DAY
+        fresh = now_us() - 6 * USEC_PER_DAY
+        sim.memory = {A: {'1': {'saved_at': old, 'flatpak': False, 'payload': b''}},
+                      B: {'1': {'saved_at': fresh, 'flatpak': True, 'payload': b''}}}
+        sim.write_back()
+        seconds = old / 1e6
+        os.utime(sim.session_path, (seconds, seconds))
+        sim.write_compositor()
+        os.utime(sim.compositor_path, (seconds, seconds))
+
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(A, '1')), what='old state purged')
+        self.s.wait_until(lambda: not os.path.exists(sim.compositor_path), what='old compositor store purged')
+        self.assertTrue(os.path.exists(sim.gtk_path(B, '1', flatpak=True)))
+        # The session file was older than the limit as a whole: its entries go.
+        self.s.wait_until(lambda: sim.session_file_apps()['instances'] == {}, what='session entries purged')
+        self.assertEqual(self.s.check_restore(A, LAUNCH, {'saved-at': GLib.Variant('x', old)}),
+                         (DENY, 'expired'))
+        self.assertEqual(sim.restore(B, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_forever_keeps_everything(self):
+        sim = Simulator(self.s)
+        self.s.gsettings('set', 'max-age-days', '-1')
+        old = now_us() - 4000 * USEC_PER_DAY
+        sim.memory = {A: {'1': {'saved_at': old, 'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+        self.s.start_policyd()
+        self.s.settle(0.5)
+        self.assertTrue(os.path.exists(sim.gtk_path(A, '1')))
+        self.assertEqual(sim.restore(A, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_excluded_and_disabled_are_purged_at_start_up(self):
+        sim = Simulator(self.s)
+        sim.memory = {A: {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
+                      B: {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+        self.s.gsettings('set', 'excluded-apps', f"['{A}']")
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(A, '1')), what='excluded app purged')
+        self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
+        self.s.stop_policyd()
+        self.s.gsettings('set', 'enabled', 'false')
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(B, '1')), what='everything purged')
