@@ -231,7 +231,7 @@ sr_store_load_file (const char  *path,
   else
     store->root = g_steal_pointer (&expanded);
 
-  if (*store->root == '\0')
+  if (*store->root == '\0' || g_str_equal (store->root, "/"))
     {
       g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
                            "Directory: the root may not be /");

@@ -1,0 +1,291 @@
+"""Stored state under attack and under failure: kill -9 inside Clear,
+symbolic links and path traversal (with canaries outside the stores that
+must survive), read-only and full file systems, bad drop-ins."""
+import os
+import random
+import shutil
+import signal
+import subprocess
+import time
+import unittest
+
+from simulator import Simulator
+from srtest import (ALLOW, DENY, LAUNCH, BUS_NAME, OBJECT_PATH, IFACE, GLib, Gio,
+                    PolicydTestCase, now_us)
+
+A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
+
+
+def files_under(root):
+    result = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path) and not name.startswith('.'):
+                with open(path, 'rb') as f:
+                    result[os.path.relpath(path, root)] = f.read()
+    return result
+
+
+class KillDuringClearTest(PolicydTestCase):
+    TRIALS = 30
+
+    def populate(self, sim, saved_at):
+        sim.memory = {}
+        for app, count in ((A, 300), (B, 20), (C, 20)):
+            sim.memory[app] = {str(i): {'saved_at': saved_at, 'flatpak': i % 2 == 1, 'payload': b'p' * 64}
+                               for i in range(count)}
+        sim.write_back()
+
+    def test_kill_9_inside_clear(self):
+        rng = random.Random(int(os.environ.get('SR_SEED', '1234')))
+        sim = Simulator(self.s, listening=False)
+        outcomes = {'before clear point': 0, 'partly removed': 0, 'all removed': 0}
+        for trial in range(self.TRIALS):
+            saved_at = now_us() - 60 * 1000000
+            self.populate(sim, saved_at)
+            clear_all = trial % 4 == 3
+            cleared = [A, B, C] if clear_all else [A]
+            kept = [] if clear_all else [B, C]
+            before = files_under(self.s.home)
+            kept_session = {app: sim.session_file_apps()['instances'][app] for app in kept}
+
+            self.s.bus.call(BUS_NAME, OBJECT_PATH, IFACE, 'Clear',
+                            GLib.Variant('(as)', ([] if clear_all else [A],)), None,
+                            Gio.DBusCallFlags.NONE, 10000, None, None)
+            self.s.bus.flush_sync(None)
+            time.sleep(0 if trial % 5 == 0 else rng.uniform(0, 0.04))
+            self.s.stop_policyd(signal.SIGKILL)
+            self.s.start_policyd()
+
+            after = files_under(self.s.home)
+            # No other app lost anything: files byte for byte, session entries.
+            for path, data in before.items():
+                if (not any(app in path for app in cleared) and 'gnome-session@' not in path
+                        and 'session-restore/' not in path):
+                    self.assertEqual(after.get(path), data, f'trial {trial}: {path}')
+            instances = sim.session_file_apps()['instances']   # still parses
+            for app in kept:
+                self.assertEqual(instances.get(app), kept_session[app], f'trial {trial}: {app}')
+            # A cleared app whose state was touched at all is not restorable.
+            options = {'saved-at': GLib.Variant('x', saved_at)}
+            for app in cleared:
+                touched = (app not in instances or
+                           any(app in p and p not in after for p in before))
+                verdict = self.s.check_restore(app, LAUNCH, options)
+                if touched:
+                    self.assertEqual(verdict, (DENY, 'cleared'), f'trial {trial}: {app}')
+                if verdict == (DENY, 'cleared'):
+                    gone = sum(1 for p in before if app in p and p not in after)
+                    key = 'all removed' if app not in instances and gone == len(
+                        [p for p in before if app in p]) else 'partly removed'
+                    outcomes[key] += 1
+                else:
+                    outcomes['before clear point'] += 1
+            self.s.call('Clear', 'as', [])
+        # The kills landed in different places.
+        print(f'# outcomes over {self.TRIALS} trials: {outcomes}')
+        self.assertGreater(outcomes['before clear point'] + outcomes['partly removed'], 0)
+        self.assertGreater(outcomes['all removed'] + outcomes['partly removed'], 0)
+
+
+class SymlinkTest(PolicydTestCase):
+    def setUp(self):
+        super().setUp()
+        self.outside = os.path.join(self.s.root, 'outside')
+        os.makedirs(os.path.join(self.outside, 'flatpak', '.local', 'state'))
+        os.makedirs(os.path.join(self.outside, 'deep', 'state'))
+        self.canaries = {
+            'org.example.Evil#1.state': b'canary 1',
+            'session.gvdb': b'canary 2',
+            'flatpak/.local/state/org.example.Link#1.state': b'canary 3',
+            'deep/state/org.example.Deep#1.state': b'canary 4',
+            'gnome-session@x.state': b'canary 5',
+        }
+        for path, data in self.canaries.items():
+            with open(os.path.join(self.outside, path), 'wb') as f:
+                f.write(data)
+        home = self.s.home
+        var_app = os.path.join(home, '.var', 'app')
+        os.makedirs(os.path.join(var_app, 'org.example.Deep'))
+        os.makedirs(self.s.data_home, exist_ok=True)
+        os.symlink(os.path.join(self.outside, 'org.example.Evil#1.state'),
+                   os.path.join(self.s.state_home, 'org.example.Evil#1.state'))
+        os.symlink(os.path.join(self.outside, 'gnome-session@x.state'),
+                   os.path.join(self.s.state_home, 'gnome-session@x.state'))
+        os.symlink(os.path.join(self.outside, 'flatpak'), os.path.join(var_app, 'org.example.Link'))
+        os.symlink(os.path.join(self.outside, 'deep'),
+                   os.path.join(var_app, 'org.example.Deep', '.local'))
+        os.symlink(self.outside, os.path.join(self.s.data_home, 'mutter'))
+
+    def assertCanariesAlive(self):
+        for path, data in self.canaries.items():
+            with open(os.path.join(self.outside, path), 'rb') as f:
+                self.assertEqual(f.read(), data, path)
+
+    def test_links_are_never_followed(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        self.assertEqual(sorted(self.s.list_state()), [A])
+        errors = ''
+        for app in ('org.example.Evil', 'org.example.Link', 'org.example.Deep'):
+            errors += '\n'.join(self.s.clear([app])['errors'])
+            self.s.call('SetAppExcluded', 'sb', app, True)
+        report = self.s.clear()
+        self.assertCanariesAlive()
+        self.assertEqual(report['apps'], [A])
+        errors += '\n'.join(report['errors'])
+        self.assertIn('org.example.Evil#1.state: not a regular file', errors)
+        self.assertIn('mutter: a symbolic link', errors)
+        self.assertIn('org.example.Link: a symbolic link', errors)
+        # The links themselves are left alone too, and the service answers.
+        self.assertTrue(os.path.islink(os.path.join(self.s.state_home, 'org.example.Evil#1.state')))
+        self.assertAlive()
+
+    def test_path_traversal_app_ids(self):
+        for app in ('../outside/org.example.Evil', '..', 'org.example/../../outside',
+                    '../../../../etc', 'org.example.Evil#1.state/..'):
+            self.assertDBusError('InvalidArgs', self.s.clear, [app])
+            self.assertDBusError('InvalidArgs', self.s.call, 'SetAppExcluded', 'sb', app, True)
+        self.assertCanariesAlive()
+
+
+class DropInTest(PolicydTestCase):
+    start = False
+
+    def write_dropin(self, name, text):
+        with open(os.path.join(self.s.stores_dir, name), 'w') as f:
+            f.write(text)
+
+    def test_bad_dropins_are_reported_and_skipped(self):
+        outside = os.path.join(self.s.root, 'outside')
+        os.makedirs(outside)
+        with open(os.path.join(outside, 'org.example.Victim#1.state'), 'w') as f:
+            f.write('canary')
+        bad = {
+            'garbage.store': 'this is not a key file [[[',
+            'no-kind.store': '[Store]\nDirectory=$HOME\nPattern={app}.x\n',
+            'bad-kind.store': '[Store]\nKind=everything\nDirectory=$HOME\nPattern={app}.x\n',
+            'dotdot.store': f'[Store]\nKind=files\nDirectory=$HOME/../../{os.path.relpath(outside, "/")}\n'
+                            'Pattern={app}#*.state\n',
+            'relative.store': '[Store]\nKind=files\nDirectory=relative/dir\nPattern={app}#*.state\n',
+            'root.store': '[Store]\nKind=whole-file\nDirectory=/\nPattern=*\n',
+            'slash.store': '[Store]\nKind=files\nDirectory=$HOME\nPattern=../{app}\n',
+            'unknown-var.store': '[Store]\nKind=files\nDirectory=$SECRET\nPattern={app}\n',
+            'no-app.store': '[Store]\nKind=files\nDirectory=$HOME\nPattern=*.state\n',
+            'format.store': '[Store]\nKind=entries\nDirectory=$HOME\nPattern=*.db\nFormat=sqlite\n',
+        }
+        for name, text in bad.items():
+            self.write_dropin(name, text)
+        self.s.start_policyd()
+        sim = Simulator(self.s)
+        sim.save(A)
+        self.assertEqual(sorted(self.s.list_state()), [A])
+        report = self.s.clear()
+        self.assertEqual(report['apps'], [A])
+        self.assertEqual(sorted(report['stores']),
+                         ['gnome-session', 'gnome-shell', 'gtk', 'gtk-flatpak', 'mutter'])
+        log = self.s.log()
+        for name in bad:
+            self.assertIn(name, log)
+        self.assertTrue(os.path.exists(os.path.join(outside, 'org.example.Victim#1.state')))
+
+    def test_user_dropin_replaces_shipped_one_of_the_same_name(self):
+        # The user points "gtk" somewhere else: the shipped one no longer counts.
+        elsewhere = os.path.join(self.s.home, 'elsewhere')
+        os.makedirs(elsewhere)
+        self.write_dropin('gtk.store', f'[Store]\nKind=files\nDirectory={elsewhere}\nPattern={{app}}.dat\n')
+        with open(os.path.join(elsewhere, f'{B}.dat'), 'w') as f:
+            f.write('state')
+        self.s.start_policyd()
+        sim = Simulator(self.s)
+        sim.save(A)
+        listing = self.s.list_state()
+        self.assertEqual(listing[B]['stores'], ['gtk'])
+        self.assertEqual(listing[A]['stores'], ['gnome-session'])
+
+    def test_corrupt_session_file_is_reported_and_kept(self):
+        sim = Simulator(self.s)
+        self.s.start_policyd()
+        sim.save(A)
+        broken = os.path.join(self.s.state_home, 'gnome-session@broken.state')
+        with open(broken, 'wb') as f:
+            f.write(b'\x01\x02garbage')
+        wrong_type = os.path.join(self.s.state_home, 'gnome-session@typed.state')
+        with open(wrong_type, 'wb') as f:
+            f.write(GLib.Variant('a{sv}', {'instances': GLib.Variant('s', 'x')})
+                    .get_data_as_bytes().get_data())
+        self.assertEqual(sorted(self.s.list_state()), [A])
+        report = self.s.clear([A])
+        self.assertEqual(report['apps'], [A])
+        errors = '\n'.join(report['errors'])
+        self.assertIn('gnome-session@broken.state', errors)
+        self.assertIn('gnome-session@typed.state', errors)
+        with open(broken, 'rb') as f:
+            self.assertEqual(f.read(), b'\x01\x02garbage')
+        self.assertAlive()
+
+
+@unittest.skipUnless(os.geteuid() == 0, 'needs root to mount')
+class FileSystemFaultTest(PolicydTestCase):
+    start = False
+
+    def mount(self, *args):
+        subprocess.run(['mount', *args], check=True)
+        self.addCleanup(subprocess.run, ['umount', '-l', args[-1]], check=False)
+
+    def test_read_only_state_directory(self):
+        sim = Simulator(self.s)
+        self.s.start_policyd()
+        sim.save(A)
+        sim.save(B)
+        before = files_under(self.s.home)
+        self.mount('--bind', self.s.state_home, self.s.state_home)
+        subprocess.run(['mount', '-o', 'remount,bind,ro', self.s.state_home], check=True)
+        message = self.assertDBusError('Failed', self.s.clear, [A])
+        self.assertIn('Nothing was cleared', message)
+        self.assertIn('Read-only file system', message)
+        self.assertEqual(files_under(self.s.home), before)
+        self.assertEqual(sim.restore(A, LAUNCH), (ALLOW, 'allowed'))
+        self.assertEqual(sorted(self.s.list_state()), [A, B])
+        self.assertAlive()
+
+    def test_read_only_store_but_writable_clear_points(self):
+        sim = Simulator(self.s)
+        self.s.start_policyd()
+        sim.save(A, '1', flatpak=True)
+        sim.save(A, '2')
+        flatpak_dir = os.path.dirname(sim.gtk_path(A, '1', flatpak=True))
+        self.mount('--bind', flatpak_dir, flatpak_dir)
+        subprocess.run(['mount', '-o', 'remount,bind,ro', flatpak_dir], check=True)
+        report = self.s.clear([A])
+        self.assertIn('Read-only file system', '\n'.join(report['errors']))
+        self.assertTrue(os.path.exists(sim.gtk_path(A, '1', flatpak=True)))
+        self.assertFalse(os.path.exists(sim.gtk_path(A, '2')))
+        # What could not be removed is still not restored: the clear point holds.
+        self.assertEqual(sim.restore(A, LAUNCH, instance='1'), (DENY, 'cleared'))
+
+    def test_full_file_system(self):
+        self.mount('-t', 'tmpfs', '-o', 'size=256k,mode=0755', 'sr-full', self.s.state_home)
+        sim = Simulator(self.s)
+        self.s.start_policyd()
+        sim.save(A)
+        sim.save(B)
+        filler = os.path.join(self.s.state_home, 'filler')
+        try:
+            with open(filler, 'wb') as f:
+                while True:
+                    f.write(b'\0' * 4096)
+                    f.flush()
+        except OSError:
+            pass
+        before = files_under(self.s.home)
+        message = self.assertDBusError('Failed', self.s.clear, [A])
+        self.assertIn('No space left on device', message)
+        self.assertEqual(files_under(self.s.home), before)
+        self.assertEqual(sim.restore(A, LAUNCH), (ALLOW, 'allowed'))
+        self.assertAlive()
+        # Room again: the clear goes through.
+        os.unlink(filler)
+        self.assertEqual(self.s.clear([A])['apps'], [A])
+        self.assertEqual(sorted(self.s.list_state()), [B])

@@ -1,0 +1,236 @@
+/* test-stores.c: store drop-ins and the gnome-session format
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "sr-gnome-session.h"
+#include "sr-store.h"
+
+static SrStore *
+load_text (const char  *text,
+           GError     **error)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sr-stores-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "test.store", NULL);
+  SrStore *store;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  store = sr_store_load_file (path, error);
+  g_unlink (path);
+  g_rmdir (dir);
+  return store;
+}
+
+static void
+test_dropin_files (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrStore) store = load_text ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
+                                        "Pattern={app}#*.state\n", &error);
+  g_autofree char *app = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (store->name, ==, "test");
+  g_assert_cmpstr (store->root, ==, g_get_user_state_dir ());
+  g_assert_null (store->app_subdir);
+  g_assert_true (sr_store_match (store, "org.example.App#a1b2.state", &app));
+  g_assert_cmpstr (app, ==, "org.example.App");
+  g_assert_false (sr_store_match (store, "gnome-session@gnome.state", NULL));
+  g_assert_false (sr_store_match (store, "noperiod#1.state", NULL));
+  g_assert_false (sr_store_match (store, ".org.example.App#1.state", NULL));
+  g_assert_false (sr_store_match (store, "org.example.App#1.state.tmp", NULL));
+}
+
+static void
+test_dropin_app_directory (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrStore) store = load_text ("[Store]\nKind=files\n"
+                                        "Directory=$HOME/.var/app/{app}/.local/state\n"
+                                        "Pattern={app}#*.state\n", &error);
+  g_autofree char *root = g_build_filename (g_get_home_dir (), ".var", "app", NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (store->root, ==, root);
+  g_assert_cmpstr (store->app_subdir, ==, ".local/state");
+}
+
+static void
+test_dropin_whole_file (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrStore) store = load_text ("[Store]\nKind=whole-file\nDirectory=$XDG_DATA_HOME/mutter\n"
+                                        "Pattern=session.gvdb\n", &error);
+  g_autofree char *app = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (store->kind, ==, SR_STORE_WHOLE_FILE);
+  g_assert_true (sr_store_match (store, "session.gvdb", &app));
+  g_assert_null (app);
+  g_assert_false (sr_store_match (store, "session.gvdb~", NULL));
+}
+
+static void
+test_dropin_rejected (void)
+{
+  const char *bad[] = {
+    "not a key file",
+    "[Store]\nKind=files\nDirectory=$HOME\n",
+    "[Store]\nKind=other\nDirectory=$HOME\nPattern={app}\n",
+    "[Store]\nKind=files\nDirectory=$HOME/../x\nPattern={app}\n",
+    "[Store]\nKind=files\nDirectory=$HOME/./x\nPattern={app}\n",
+    "[Store]\nKind=files\nDirectory=x/y\nPattern={app}\n",
+    "[Store]\nKind=files\nDirectory=$NOPE\nPattern={app}\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern=a/{app}\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}{app}\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern=*.state\n",
+    "[Store]\nKind=files\nDirectory=$HOME/x{app}/y\nPattern=*.state\n",
+    "[Store]\nKind=files\nDirectory=/{app}\nPattern=*.state\n",
+    "[Store]\nKind=whole-file\nDirectory=/\nPattern=*\n",
+    "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern={app}.gvdb\n",
+    "[Store]\nKind=entries\nDirectory=$HOME\nPattern=*.state\n",
+    "[Store]\nKind=entries\nDirectory=$HOME\nPattern={app}.state\nFormat=gnome-session\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SrStore) store = load_text (bad[i], &error);
+
+      g_assert_null (store);
+      g_assert_nonnull (error);
+    }
+}
+
+static void
+test_dropin_later_dir_wins (void)
+{
+  g_autofree char *first = g_dir_make_tmp ("sr-stores-XXXXXX", NULL);
+  g_autofree char *second = g_dir_make_tmp ("sr-stores-XXXXXX", NULL);
+  g_autofree char *a = g_build_filename (first, "same.store", NULL);
+  g_autofree char *b = g_build_filename (second, "same.store", NULL);
+  g_autofree char *c = g_build_filename (first, "other.store", NULL);
+  const char *dirs[] = { first, "/nonexistent", second, NULL };
+  g_autoptr(GPtrArray) stores = NULL;
+
+  g_assert_true (g_file_set_contents (a, "[Store]\nKind=files\nDirectory=/a\nPattern={app}\n", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "[Store]\nKind=files\nDirectory=/b\nPattern={app}\n", -1, NULL));
+  g_assert_true (g_file_set_contents (c, "[Store]\nKind=files\nDirectory=/c\nPattern={app}\n", -1, NULL));
+  stores = sr_store_load_dirs (dirs);
+  g_assert_cmpuint (stores->len, ==, 2);
+  g_assert_cmpstr (((SrStore *) stores->pdata[0])->name, ==, "other");
+  g_assert_cmpstr (((SrStore *) stores->pdata[1])->name, ==, "same");
+  g_assert_cmpstr (((SrStore *) stores->pdata[1])->root, ==, "/b");
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (first);
+  g_rmdir (second);
+}
+
+static GVariant *
+session_state (void)
+{
+  return g_variant_ref_sink (g_variant_new_parsed (
+    "{'version': <uint32 1>, 'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.A': ({}, [{'instance-id': <'1'>}, {'instance-id': <'2'>}]),"
+    "  'org.example.B': ({}, [{'instance-id': <'1'>}]),"
+    "  '../bad': ({}, [{'instance-id': <'1'>}])}>, 'dirty': <false>}"));
+}
+
+static void
+count_app (const char *app_id,
+           guint       entries,
+           guint64     bytes,
+           gpointer    user_data)
+{
+  g_hash_table_insert (user_data, g_strdup (app_id), GUINT_TO_POINTER (entries));
+}
+
+static void
+test_session_parse_and_list (void)
+{
+  g_autoptr(GVariant) state = session_state ();
+  g_autoptr(GVariant) parsed = NULL;
+  g_autoptr(GHashTable) apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GError) error = NULL;
+
+  parsed = sr_gnome_session_parse (g_variant_get_data (state), g_variant_get_size (state), &error);
+  g_assert_no_error (error);
+  sr_gnome_session_foreach_app (parsed, count_app, apps);
+  g_assert_cmpuint (g_hash_table_size (apps), ==, 2);
+  g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.A")), ==, 2);
+  g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.B")), ==, 1);
+}
+
+static void
+test_session_without (void)
+{
+  g_autoptr(GVariant) state = session_state ();
+  g_autoptr(GHashTable) which = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) removed = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GVariant) without = NULL;
+  g_autoptr(GVariant) all = NULL;
+  g_autoptr(GVariant) instances = NULL;
+  g_autoptr(GVariant) none = NULL;
+  guint entries;
+  guint64 bytes;
+  guint32 version;
+
+  g_hash_table_add (which, (gpointer) "org.example.A");
+  without = sr_gnome_session_without (state, which, &entries, &bytes, removed);
+  g_assert_nonnull (without);
+  g_assert_cmpuint (entries, ==, 2);
+  g_assert_cmpuint (bytes, >, 0);
+  g_assert_cmpuint (removed->len, ==, 1);
+  /* Everything else is kept, in order. */
+  g_assert_true (g_variant_lookup (without, "version", "u", &version));
+  g_assert_cmpuint (version, ==, 1);
+  instances = g_variant_lookup_value (without, "instances", NULL);
+  g_assert_cmpuint (g_variant_n_children (instances), ==, 2);
+  g_assert_cmpuint (g_variant_n_children (without), ==, 3);
+
+  /* Nothing to remove: no rewrite. */
+  g_hash_table_remove_all (which);
+  g_hash_table_add (which, (gpointer) "org.example.Z");
+  none = sr_gnome_session_without (state, which, &entries, &bytes, NULL);
+  g_assert_null (none);
+
+  /* All: even the entry that is no app id goes. */
+  all = sr_gnome_session_without (state, NULL, &entries, &bytes, NULL);
+  g_assert_cmpuint (entries, ==, 4);
+}
+
+static void
+test_session_rejects (void)
+{
+  g_autoptr(GVariant) wrong = g_variant_ref_sink (g_variant_new_parsed ("{'instances': <'x'>}"));
+  g_autoptr(GError) error = NULL;
+  const char garbage[] = "\x01\x02\x03 not a variant";
+
+  g_assert_null (sr_gnome_session_parse (g_variant_get_data (wrong), g_variant_get_size (wrong), &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_null (sr_gnome_session_parse (garbage, sizeof garbage, &error));
+  g_assert_nonnull (error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/stores/dropin/files", test_dropin_files);
+  g_test_add_func ("/stores/dropin/app-directory", test_dropin_app_directory);
+  g_test_add_func ("/stores/dropin/whole-file", test_dropin_whole_file);
+  g_test_add_func ("/stores/dropin/rejected", test_dropin_rejected);
+  g_test_add_func ("/stores/dropin/later-dir-wins", test_dropin_later_dir_wins);
+  g_test_add_func ("/stores/gnome-session/parse-and-list", test_session_parse_and_list);
+  g_test_add_func ("/stores/gnome-session/without", test_session_without);
+  g_test_add_func ("/stores/gnome-session/rejects", test_session_rejects);
+
+  return g_test_run ();
+}
