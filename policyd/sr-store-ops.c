@@ -143,11 +143,22 @@ open_relative (int         dir_fd,
   return fd;
 }
 
-typedef void (*EntryFunc) (int                dir_fd,
-                           const char        *dir_path,
-                           const char        *name,
-                           const struct stat *st,
-                           gpointer           user_data);
+/* Called with each name in a directory; callbacks match the name before
+ * they stat it, so that a directory shared with other stores costs a
+ * readdir, not a stat per foreign file. */
+typedef void (*EntryFunc) (int         dir_fd,
+                           const char *dir_path,
+                           const char *name,
+                           gpointer    user_data);
+
+/* FALSE when the entry went away meanwhile. Never follows a link. */
+static gboolean
+stat_entry (int          dir_fd,
+            const char  *name,
+            struct stat *st)
+{
+  return fstatat (dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0;
+}
 
 static void
 foreach_entry (int         dir_fd,
@@ -170,13 +181,8 @@ foreach_entry (int         dir_fd,
 
   while ((errno = 0, entry = readdir (dir)) != NULL)
     {
-      struct stat st;
-
-      if (entry->d_name[0] == '.')
-        continue;
-      if (fstatat (dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        continue;   /* gone meanwhile */
-      func (dir_fd, dir_path, entry->d_name, &st, user_data);
+      if (entry->d_name[0] != '.')
+        func (dir_fd, dir_path, entry->d_name, user_data);
     }
   if (errno != 0)
     add_error (errors, "%s: %s", dir_path, g_strerror (errno));
@@ -248,17 +254,17 @@ remove_file (Pass              *pass,
 }
 
 static void
-on_file_entry (int                dir_fd,
-               const char        *dir_path,
-               const char        *name,
-               const struct stat *st,
-               gpointer           user_data)
+on_file_entry (int         dir_fd,
+               const char *dir_path,
+               const char *name,
+               gpointer    user_data)
 {
   Pass *pass = user_data;
   g_autofree char *app_id = NULL;
+  struct stat stat_buf, *st = &stat_buf;
   const char *app;
 
-  if (!sr_store_match (pass->store, name, &app_id))
+  if (!sr_store_match (pass->store, name, &app_id) || !stat_entry (dir_fd, name, st))
     return;
   app = app_id != NULL ? app_id : pass->dir_app;
   if (app_id != NULL && pass->dir_app != NULL && !g_str_equal (app_id, pass->dir_app))
@@ -397,11 +403,10 @@ on_session_usage_cb (const char *app_id,
 }
 
 static void
-on_session_entry (int                dir_fd,
-                  const char        *dir_path,
-                  const char        *name,
-                  const struct stat *listed,
-                  gpointer           user_data)
+on_session_entry (int         dir_fd,
+                  const char *dir_path,
+                  const char *name,
+                  gpointer    user_data)
 {
   Pass *pass = user_data;
   g_autofree char *path = NULL;
@@ -412,7 +417,9 @@ on_session_entry (int                dir_fd,
   guint entries;
   guint64 bytes;
 
-  if (!S_ISREG (listed->st_mode) || !sr_store_match (pass->store, name, NULL))
+  /* read_session_file() opens it without following links and checks that
+   * it is a regular file. */
+  if (!sr_store_match (pass->store, name, NULL))
     return;
 
   path = g_build_filename (dir_path, name, NULL);
@@ -449,15 +456,17 @@ on_session_entry (int                dir_fd,
 /* -- One pass over a whole store ------------------------------------------- */
 
 static void
-collect_app_dir (int                dir_fd,
-                 const char        *dir_path,
-                 const char        *name,
-                 const struct stat *st,
-                 gpointer           user_data)
+collect_app_dir (int         dir_fd,
+                 const char *dir_path,
+                 const char *name,
+                 gpointer    user_data)
 {
   GPtrArray *apps = user_data;
+  struct stat st;
 
-  if (S_ISDIR (st->st_mode) && sr_app_id_validate (name, NULL))
+  /* A link here is reported when it is opened (open_dir_at). */
+  if (sr_app_id_validate (name, NULL) && stat_entry (dir_fd, name, &st) &&
+      (S_ISDIR (st.st_mode) || S_ISLNK (st.st_mode)))
     g_ptr_array_add (apps, g_strdup (name));
 }
 
