@@ -162,7 +162,7 @@ class Session:
             'G_DEBUG': 'fatal-criticals',
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
-                            'G_SLICE', 'SR_POLICYD_WRAPPER'):
+                            'G_SLICE', 'SR_POLICYD_WRAPPER', 'DISPLAY', 'XAUTHORITY'):
             if passthrough in os.environ:
                 self.env[passthrough] = os.environ[passthrough]
 

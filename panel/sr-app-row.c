@@ -1,0 +1,205 @@
+/* sr-app-row.c: a row of the Apps list
+ *
+ * Rows are recycled by the list view: the item changes under the row, so
+ * everything shown is re-read from the item on every change. The row does
+ * not talk to the service: its switch and button activate the window's
+ * actions, and the row follows the item once the service has answered.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-panel"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sr-app-row.h"
+#include "sr-format.h"
+
+struct _SrAppRow {
+  GtkWidget parent_instance;
+
+  SrAppItem *item;          /* (owned) (nullable) */
+  gulong notify_id;
+
+  GtkWidget *box;
+  GtkImage *icon;
+  GtkLabel *name_label;
+  GtkLabel *usage_label;
+  GtkWidget *lock_icon;
+  GtkWidget *forget_button;
+  GtkSwitch *save_switch;
+};
+
+G_DEFINE_FINAL_TYPE (SrAppRow, sr_app_row, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_ITEM,
+  N_PROPS
+};
+static GParamSpec *properties[N_PROPS];
+
+static void
+sync_from_item (SrAppRow *self)
+{
+  g_autofree char *usage = NULL;
+  g_autofree char *switch_label = NULL;
+  g_autofree char *forget_label = NULL;
+  gboolean admin, included;
+  const char *name;
+
+  if (self->item == NULL)
+    return;
+
+  name = sr_app_item_get_name (self->item);
+  admin = sr_app_item_get_admin_excluded (self->item);
+  included = !sr_app_item_get_excluded (self->item) && !admin;
+
+  gtk_image_set_from_gicon (self->icon, sr_app_item_get_icon (self->item));
+  gtk_label_set_label (self->name_label, name);
+  usage = sr_format_usage (sr_app_item_get_bytes (self->item),
+                           sr_app_item_get_last_saved (self->item),
+                           g_get_real_time ());
+  gtk_label_set_label (self->usage_label, usage);
+
+  gtk_switch_set_active (self->save_switch, included);
+  gtk_switch_set_state (self->save_switch, included);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->save_switch), !admin);
+  gtk_widget_set_visible (self->lock_icon, admin);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->save_switch),
+                               admin ? _("Set by your administrator") : NULL);
+  gtk_widget_set_sensitive (self->forget_button, sr_app_item_get_has_state (self->item));
+
+  /* Translators: the accessible name of an app's switch */
+  switch_label = g_strdup_printf (_("Save and restore %s"), name);
+  /* Translators: the accessible name of an app's forget button */
+  forget_label = g_strdup_printf (_("Forget stored state of %s"), name);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->save_switch),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, switch_label, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->forget_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, forget_label, -1);
+}
+
+static void
+on_item_notify_cb (SrAppRow *self)
+{
+  sync_from_item (self);
+}
+
+static gboolean
+on_save_switch_state_set_cb (SrAppRow *self,
+                             gboolean  state)
+{
+  if (self->item == NULL)
+    return TRUE;
+
+  /* The state follows the service's answer (sync_from_item); until then
+   * the switch shows where the user put it. */
+  if (state == (!sr_app_item_get_excluded (self->item) && !sr_app_item_get_admin_excluded (self->item)))
+    return FALSE;
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.set-app-excluded", "(sb)",
+                              sr_app_item_get_app_id (self->item), !state);
+  return TRUE;
+}
+
+static void
+on_forget_button_clicked_cb (SrAppRow *self)
+{
+  if (self->item != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.forget-app", "s",
+                                sr_app_item_get_app_id (self->item));
+}
+
+static void
+sr_app_row_set_item (SrAppRow  *self,
+                     SrAppItem *item)
+{
+  if (self->item == item)
+    return;
+  if (self->item != NULL)
+    g_clear_signal_handler (&self->notify_id, self->item);
+  g_set_object (&self->item, item);
+  if (item != NULL)
+    self->notify_id = g_signal_connect_swapped (item, "notify",
+                                                G_CALLBACK (on_item_notify_cb), self);
+  sync_from_item (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ITEM]);
+}
+
+static void
+sr_app_row_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  SrAppRow *self = SR_APP_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ITEM: g_value_set_object (value, self->item); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sr_app_row_set_property (GObject      *object,
+                         guint         prop_id,
+                         const GValue *value,
+                         GParamSpec   *pspec)
+{
+  SrAppRow *self = SR_APP_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ITEM:
+      sr_app_row_set_item (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sr_app_row_dispose (GObject *object)
+{
+  SrAppRow *self = SR_APP_ROW (object);
+
+  sr_app_row_set_item (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_APP_ROW);
+  G_OBJECT_CLASS (sr_app_row_parent_class)->dispose (object);
+}
+
+static void
+sr_app_row_class_init (SrAppRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = sr_app_row_get_property;
+  object_class->set_property = sr_app_row_set_property;
+  object_class->dispose = sr_app_row_dispose;
+
+  properties[PROP_ITEM] =
+    g_param_spec_object ("item", NULL, NULL, SR_TYPE_APP_ITEM,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/gnome/SessionRestore/sr-app-row.ui");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, box);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, icon);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, name_label);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, lock_icon);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, forget_button);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, save_switch);
+  gtk_widget_class_bind_template_callback (widget_class, on_save_switch_state_set_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_forget_button_clicked_cb);
+}
+
+static void
+sr_app_row_init (SrAppRow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

@@ -1,0 +1,54 @@
+/* sr-format.c: sizes and times as people read them
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sr-format.h"
+
+char *
+sr_format_time_ago (gint64 then_usec,
+                    gint64 now_usec)
+{
+  gint64 seconds = (now_usec - then_usec) / G_USEC_PER_SEC;
+  gint64 n;
+
+  if (seconds < 60)
+    return g_strdup (_("saved just now"));
+  if (seconds < 3600)
+    {
+      n = seconds / 60;
+      return g_strdup_printf (ngettext ("saved %" G_GINT64_FORMAT " minute ago",
+                                        "saved %" G_GINT64_FORMAT " minutes ago", n), n);
+    }
+  if (seconds < 86400)
+    {
+      n = seconds / 3600;
+      return g_strdup_printf (ngettext ("saved %" G_GINT64_FORMAT " hour ago",
+                                        "saved %" G_GINT64_FORMAT " hours ago", n), n);
+    }
+  n = seconds / 86400;
+  if (n == 1)
+    return g_strdup (_("saved yesterday"));
+  return g_strdup_printf (ngettext ("saved %" G_GINT64_FORMAT " day ago",
+                                    "saved %" G_GINT64_FORMAT " days ago", n), n);
+}
+
+/* "12 kB · saved 5 minutes ago", or "Nothing stored". */
+char *
+sr_format_usage (guint64 bytes,
+                 gint64  last_saved_usec,
+                 gint64  now_usec)
+{
+  g_autofree char *size = NULL;
+  g_autofree char *ago = NULL;
+
+  if (bytes == 0 && last_saved_usec == 0)
+    return g_strdup (_("Nothing stored"));
+  size = g_format_size (bytes);
+  ago = sr_format_time_ago (last_saved_usec, now_usec);
+  /* Translators: the stored size of an app's state, then when it was saved */
+  return g_strdup_printf (_("%s · %s"), size, ago);
+}

@@ -1,0 +1,116 @@
+/* sr-panel-application.c: session-restore-panel
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-panel"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sr-panel-application.h"
+#include "sr-panel-window.h"
+
+struct _SrPanelApplication {
+  AdwApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (SrPanelApplication, sr_panel_application, ADW_TYPE_APPLICATION)
+
+static void
+sr_panel_application_activate (GApplication *app)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+
+  if (window == NULL)
+    window = GTK_WINDOW (sr_panel_window_new (ADW_APPLICATION (app)));
+  gtk_window_present (window);
+}
+
+static void
+about_action (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  GtkApplication *app = user_data;
+  const char *developers[] = { "The Session Restore developers", NULL };
+  GtkWidget *about = adw_about_window_new ();
+
+  g_object_set (about,
+                "transient-for", gtk_application_get_active_window (app),
+                "application-name", _("Session Restore"),
+                "application-icon", APP_ID,
+                "version", PACKAGE_VERSION,
+                "developer-name", _("The Session Restore developers"),
+                "developers", developers,
+                "license-type", GTK_LICENSE_GPL_2_0,
+                "comments", _("Control which apps come back after you log out, restart or a crash"),
+                "translator-credits", _("translator-credits"),
+                NULL);
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+help_action (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  GtkApplication *app = user_data;
+
+  gtk_show_uri (gtk_application_get_active_window (app), SR_HELP_URI, GDK_CURRENT_TIME);
+}
+
+static void
+quit_action (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  GtkApplication *app = user_data;
+  GList *windows = gtk_application_get_windows (app);
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_destroy (l->data);
+}
+
+static const GActionEntry app_actions[] = {
+  { "about", about_action },
+  { "help", help_action },
+  { "quit", quit_action },
+};
+
+static void
+sr_panel_application_startup (GApplication *app)
+{
+  const char *quit_accels[] = { "<Control>q", NULL };
+  const char *help_accels[] = { "F1", NULL };
+
+  G_APPLICATION_CLASS (sr_panel_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
+}
+
+static void
+sr_panel_application_class_init (SrPanelApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->activate = sr_panel_application_activate;
+  app_class->startup = sr_panel_application_startup;
+}
+
+static void
+sr_panel_application_init (SrPanelApplication *self)
+{
+}
+
+SrPanelApplication *
+sr_panel_application_new (void)
+{
+  return g_object_new (SR_TYPE_PANEL_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       "resource-base-path", "/org/gnome/SessionRestore",
+                       NULL);
+}

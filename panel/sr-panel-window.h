@@ -1,0 +1,16 @@
+/* sr-panel-window.h: the settings window
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define SR_TYPE_PANEL_WINDOW (sr_panel_window_get_type ())
+G_DECLARE_FINAL_TYPE (SrPanelWindow, sr_panel_window, SR, PANEL_WINDOW, AdwApplicationWindow)
+
+SrPanelWindow *sr_panel_window_new (AdwApplication *application);
+
+G_END_DECLS
