@@ -271,20 +271,22 @@ sync_settings (SrPanelWindow *self)
   else if (g_strcmp0 (login, "never") == 0)
     login_index = 2;
   adw_combo_row_set_selected (self->login_row, login_index);
-  show_lock (self, GTK_WIDGET (self->login_row), self->login_lock, "login-restore", TRUE);
+  show_lock (self, GTK_WIDGET (self->login_row), self->login_lock, "login-restore", enabled);
 
   gtk_switch_set_active (self->crash_switch, sr_policy_get_restore_after_crash (self->policy));
   gtk_switch_set_state (self->crash_switch, sr_policy_get_restore_after_crash (self->policy));
-  show_lock (self, GTK_WIDGET (self->crash_switch), self->crash_lock, "restore-after-crash", TRUE);
+  show_lock (self, GTK_WIDGET (self->crash_switch), self->crash_lock, "restore-after-crash", enabled);
 
   gtk_switch_set_active (self->launch_switch, sr_policy_get_restore_on_launch (self->policy));
   gtk_switch_set_state (self->launch_switch, sr_policy_get_restore_on_launch (self->policy));
-  show_lock (self, GTK_WIDGET (self->launch_switch), self->launch_lock, "restore-on-launch", TRUE);
+  show_lock (self, GTK_WIDGET (self->launch_switch), self->launch_lock, "restore-on-launch", enabled);
 
   sync_keep_row (self, sr_policy_get_max_age_days (self->policy));
-  show_lock (self, GTK_WIDGET (self->keep_row), self->keep_lock, "max-age-days", TRUE);
+  show_lock (self, GTK_WIDGET (self->keep_row), self->keep_lock, "max-age-days", enabled);
 
-  /* Off: everything below the master switch waits for it. */
+  /* Off: everything below the master switch waits for it. Each control
+   * says so itself (show_lock above), so that assistive technologies read
+   * it as unavailable too. */
   gtk_widget_set_sensitive (self->when_group, enabled);
   gtk_widget_set_sensitive (self->clear_button, enabled);
   gtk_widget_set_sensitive (self->apps_page, enabled && !is_locked (self, "excluded-apps"));
@@ -514,6 +516,13 @@ on_search_entry_changed_cb (SrPanelWindow *self)
 }
 
 static void
+on_visible_view_changed_cb (SrPanelWindow *self)
+{
+  /* Apps keep saving while the panel is open: show fresh sizes. */
+  reload_usage (self);
+}
+
+static void
 on_factory_setup_cb (GtkSignalListItemFactory *factory,
                      GtkListItem              *list_item)
 {
@@ -627,30 +636,36 @@ on_clear_all_response_cb (AdwMessageDialog *dialog,
                           SrPanelWindow    *self)
 {
   if (g_str_equal (response, "clear"))
-    call_policyd (self, "Clear", g_variant_new ("(^as)", NULL), _("clear saved sessions"),
+    call_policyd (self, "Clear", g_variant_new ("(@as)", g_variant_new_strv (NULL, 0)),
+                  _("clear saved sessions"),
                   on_all_cleared, NULL, NULL);
 }
 
+/* The dialog says exactly what will go: it is counted afresh, not taken
+ * from the list, which may be minutes old. */
 static void
-clear_all_action (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *parameter)
+on_clear_all_counted (SrPanelWindow *self,
+                      GVariant      *reply,
+                      gpointer       data)
 {
-  SrPanelWindow *self = SR_PANEL_WINDOW (widget);
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->apps)), with_state = 0;
-  guint64 bytes = 0;
+  g_autoptr(GVariantIter) iter = NULL;
   g_autofree char *size = NULL;
   g_autofree char *body = NULL;
+  GVariant *info;
+  guint64 bytes = 0;
+  guint n_apps = 0;
   GtkWidget *dialog;
 
-  for (guint i = 0; i < n; i++)
+  on_usage_listed (self, reply, NULL);
+
+  g_variant_get (reply, "(a(sa{sv}))", &iter);
+  while (g_variant_iter_loop (iter, "(&s@a{sv})", NULL, &info))
     {
-      g_autoptr(SrAppItem) item = g_list_model_get_item (G_LIST_MODEL (self->apps), i);
-      if (sr_app_item_get_has_state (item))
-        {
-          with_state++;
-          bytes += sr_app_item_get_bytes (item);
-        }
+      guint64 app_bytes = 0;
+
+      g_variant_lookup (info, "bytes", "t", &app_bytes);
+      bytes += app_bytes;
+      n_apps++;
     }
   size = g_format_size (bytes);
   body = g_strdup_printf (ngettext ("The saved state of %u app (%s) will be forgotten, and so "
@@ -658,8 +673,8 @@ clear_all_action (GtkWidget  *widget,
                                     "afresh next time. This cannot be undone.",
                                     "The saved state of %u apps (%s) will be forgotten, and so "
                                     "will window positions kept by the desktop. Apps will start "
-                                    "afresh next time. This cannot be undone.", with_state),
-                          with_state, size);
+                                    "afresh next time. This cannot be undone.", n_apps),
+                          n_apps, size);
 
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Clear Saved Sessions?"), body);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
@@ -672,6 +687,18 @@ clear_all_action (GtkWidget  *widget,
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   g_signal_connect (dialog, "response", G_CALLBACK (on_clear_all_response_cb), self);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+clear_all_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  SrPanelWindow *self = SR_PANEL_WINDOW (widget);
+
+  if (self->policy != NULL)
+    call_policyd (self, "ListStoredState", NULL, _("list saved app state"),
+                  on_clear_all_counted, NULL, NULL);
 }
 
 /* -- policyd coming and going ------------------------------------------------ */
@@ -860,6 +887,7 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_login_row_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_keep_row_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_visible_view_changed_cb);
 
   gtk_widget_class_install_action (widget_class, "win.set-app-excluded", "(sb)", set_app_excluded_action);
   gtk_widget_class_install_action (widget_class, "win.forget-app", "s", forget_app_action);

@@ -1,0 +1,134 @@
+"""The panel, used through AT-SPI: each change is checked where it lands,
+in gsettings and on disk."""
+import os
+import time
+
+from simulator import Simulator
+from srtest import GLib
+from uitest import APPS, PanelTestCase
+
+EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
+
+
+class PanelTest(PanelTestCase):
+    @classmethod
+    def prepare(cls):
+        cls.sim = Simulator(cls.s)
+
+    def tearDown(self):
+        # A failed case must not leave a dialog over the next one.
+        for button in self.find_all('push button', 'Cancel'):
+            self.act(button, 'click')
+
+    def setUp(self):
+        # Every case starts from defaults and three apps with stored state.
+        self.s.gsettings('reset-recursively')
+        self.s.set_allowed(['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
+                            'org.gnome.SessionRestore.list'])
+        for app in APPS:
+            self.sim.save(app, payload=b's' * 4000)
+        self.show_view('Settings')
+        self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch to be on')
+
+    def state_files(self):
+        return sorted(n for n in os.listdir(self.s.state_home) if n.endswith('.state'))
+
+    def test_master_switch_asks_then_forgets_everything(self):
+        self.screenshot('normal')
+        # Cancel first: nothing happens.
+        self.toggle('Save and Restore Apps')
+        self.click_button('Cancel')
+        self.gone('push button', 'Turn Off')
+        self.assertTrue(self.checked('Save and Restore Apps'))
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+        self.assertEqual(len(self.state_files()), 4)
+
+        self.toggle('Save and Restore Apps')
+        dialog_text = self.find('label', 'will be forgotten')
+        self.assertIn('cannot be undone', dialog_text.get_name())
+        self.click_button('Turn Off')
+        self.wait_until(lambda: self.s.gsettings_value('enabled') is False, 'enabled=false in gsettings')
+        self.wait_until(lambda: not self.checked('Save and Restore Apps'), 'the switch to follow')
+        self.wait_until(lambda: [n for n in self.state_files() if '#' in n] == [], 'state files to go')
+        # Everything below is insensitive now.
+        self.assertFalse(self.sensitive('check box', 'Restore After a Crash'))
+        self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
+
+        self.toggle('Save and Restore Apps')
+        self.wait_until(lambda: self.s.gsettings_value('enabled') is True, 'enabled=true again')
+        self.assertTrue(self.sensitive('check box', 'Restore After a Crash'))
+
+    def test_when_to_restore_switches(self):
+        self.toggle('Restore After a Crash')
+        self.wait_until(lambda: self.s.gsettings_value('restore-after-crash') is False, 'gsettings')
+        self.assertFalse(self.checked('Restore After a Crash'))
+        self.toggle('Restore on a Normal Launch')
+        self.wait_until(lambda: self.s.gsettings_value('restore-on-launch') is False, 'gsettings')
+
+    def test_changes_from_elsewhere_appear_live(self):
+        self.s.gsettings('set', 'restore-on-launch', 'false')
+        self.wait_until(lambda: not self.checked('Restore on a Normal Launch'), 'the switch to follow')
+        self.s.set_setting('restore-on-launch', GLib.Variant('b', True))
+        self.wait_until(lambda: self.checked('Restore on a Normal Launch'), 'the switch to follow')
+
+    def test_opt_an_app_out(self):
+        self.show_view('Apps')
+        self.find('label', 'Text Editor')
+        self.screenshot('apps')
+        self.toggle('Save and restore Text Editor')
+        self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [EDITOR], 'excluded-apps')
+        self.wait_until(lambda: not any(EDITOR in n for n in self.state_files()), 'its state to go')
+        self.assertTrue(any(FILES in n for n in self.state_files()))
+        self.wait_until(lambda: not self.checked('Save and restore Text Editor'), 'the switch to follow')
+        # And back in.
+        self.toggle('Save and restore Text Editor')
+        self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [], 'excluded-apps empty')
+
+    def test_forget_one_app(self):
+        self.show_view('Apps')
+        self.click('push button', 'Forget stored state of Files')
+        self.wait_until(lambda: not any(FILES in n for n in self.state_files()), 'its state to go')
+        self.assertTrue(any(EDITOR in n for n in self.state_files()))
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+        self.find('label', 'Forgot the saved state of Files')
+
+    def test_search_filters_by_name_and_id(self):
+        self.show_view('Apps')
+        entry = self.find('entry', 'Search apps')
+        entry.set_text_contents('termin')
+        self.wait_until(lambda: not self.find_all('check box', 'Save and restore Files'), 'Files hidden')
+        self.find('check box', 'Save and restore Terminal')
+        entry.set_text_contents('example.files')
+        self.find('check box', 'Save and restore Files')
+        entry.set_text_contents('')
+
+    def test_clear_everything(self):
+        self.click('push button', 'Clear Saved Sessions')
+        body = self.find('label', 'will be forgotten')
+        self.assertIn('3 apps', body.get_name())
+        self.screenshot('clear-dialog')
+        self.click_button('Clear')
+        self.screenshot('after-clear')
+        self.wait_until(lambda: [n for n in self.state_files() if '#' in n] == [], 'state files to go')
+        toast = self.find('label', 'Forgot saved sessions of 3 apps')
+        self.assertIn('kB', toast.get_name())
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+
+    def test_denied_change_is_reported_and_not_pretended(self):
+        self.s.set_allowed([])
+        self.toggle('Restore After a Crash')
+        self.find('label', 'You are not allowed to make this change')
+        self.wait_until(lambda: self.checked('Restore After a Crash'), 'the switch to spring back')
+        self.assertEqual(self.s.gsettings_value('restore-after-crash'), True)
+
+    def test_narrow(self):
+        self.resize(360, 700)
+        try:
+            # The view switcher moves to the bottom bar; everything still works.
+            self.find('check box', 'Save and Restore Apps')
+            self.screenshot('narrow')
+            self.show_view('Apps')
+            self.find('check box', 'Save and restore Terminal')
+        finally:
+            self.resize(640, 760)
+            time.sleep(0.3)

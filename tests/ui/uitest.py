@@ -1,0 +1,198 @@
+"""Driving session-restore-panel as a person would: through AT-SPI, on a
+real X server (Xvfb, started by the meson test through xvfb-run), with a
+private session bus, the real dconf backend and a real policyd.
+
+AT-SPI binds to one session bus per process, so each test module is one
+process with one Session, shared by its test cases (setUpClass); cases
+reset the settings and the stored state they need.
+"""
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
+from srtest import BUILD_DIR, Session  # noqa: E402
+
+import gi  # noqa: E402
+gi.require_version('Atspi', '2.0')
+from gi.repository import Atspi, GLib  # noqa: E402
+
+PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
+SHOTS = os.path.join(BUILD_DIR, 'screenshots')
+
+APPS = {
+    'org.example.TextEditor': 'Text Editor',
+    'org.example.Files': 'Files',
+    'org.example.Terminal': 'Terminal',
+}
+
+
+def write_desktop_files(session, apps):
+    directory = os.path.join(session.data_home, 'applications')
+    os.makedirs(directory, exist_ok=True)
+    for app_id, name in apps.items():
+        with open(os.path.join(directory, f'{app_id}.desktop'), 'w') as f:
+            f.write(f'[Desktop Entry]\nType=Application\nName={name}\nExec=true\n'
+                    'Icon=application-x-executable\n')
+
+
+class PanelTestCase(unittest.TestCase):
+    site = {}
+    locks = ()
+    start_policyd = True
+    panel_env = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s = Session(site=cls.site, locks=cls.locks)
+        write_desktop_files(cls.s, APPS)
+        cls.prepare()
+        if cls.start_policyd:
+            cls.s.start_policyd()
+        os.environ['DBUS_SESSION_BUS_ADDRESS'] = cls.s.session_bus.address
+        Atspi.init()
+        env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
+        cls.panel_log = open(os.path.join(cls.s.root, 'panel.log'), 'w')
+        cls.panel = subprocess.Popen([PANEL], env=env, stdout=cls.panel_log, stderr=subprocess.STDOUT)
+        try:
+            cls.app = cls.wait_for_app()
+        except AssertionError:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def prepare(cls):
+        """Subclasses put state in place before anything starts."""
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.panel.poll()
+        cls.panel.terminate()
+        cls.panel.wait(10)
+        cls.panel_log.close()
+        # What the panel said goes into the test log, for when a case failed.
+        with open(os.path.join(cls.s.root, 'panel.log')) as f:
+            for line in f.read().splitlines()[-40:]:
+                print(f'# panel: {line}')
+        if status is not None:
+            print(f'# panel had exited with status {status}')
+        cls.s.close()
+
+    @classmethod
+    def wait_for_app(cls, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            desktop = Atspi.get_desktop(0)
+            for i in range(desktop.get_child_count()):
+                app = desktop.get_child_at_index(i)
+                if app is not None and app.get_name() == 'session-restore-panel':
+                    return app
+            time.sleep(0.1)
+        names = [desktop.get_child_at_index(i).get_name() for i in range(desktop.get_child_count())]
+        raise AssertionError(f'the panel did not show up on the accessibility bus (there: {names})')
+
+    # -- finding things ---------------------------------------------------------
+
+    def find_all(self, role, name=None, root=None, showing=True):
+        found = []
+
+        def walk(node, depth):
+            if node is None or depth > 60:
+                return
+            try:
+                # Not pruned by size: GtkStackPage accessibles have none,
+                # yet their children may be on screen.
+                if node.get_role_name() == role and (name is None or name in (node.get_name() or '')) \
+                        and (not showing or self.on_screen(node)):
+                    found.append(node)
+                for i in range(node.get_child_count()):
+                    walk(node.get_child_at_index(i), depth + 1)
+            except GLib.Error:
+                return
+        walk(root or self.app, 0)
+        return found
+
+    def find(self, role, name=None, timeout=10, root=None):
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.find_all(role, name, root)
+            if found:
+                return found[0]
+            if time.monotonic() > deadline:
+                raise AssertionError(f'no {role} named {name!r} is showing')
+            time.sleep(0.1)
+
+    def gone(self, role, name, timeout=10):
+        self.wait_until(lambda: not self.find_all(role, name), f'{role} {name!r} to go away', timeout)
+
+    def wait_until(self, predicate, what, timeout=10):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f'timed out waiting for {what}')
+            time.sleep(0.1)
+
+    # -- acting -------------------------------------------------------------------
+
+    def act(self, node, action):
+        for i in range(node.get_n_actions()):
+            if node.get_action_name(i) == action:
+                node.do_action(i)
+                return
+        raise AssertionError(f'{node.get_name()!r} has no action {action}')
+
+    def click(self, role, name):
+        self.act(self.find(role, name), 'click')
+
+    def click_button(self, label, timeout=10):
+        """A button by its exact label. GTK 4.8 names a button with a
+        mnemonic "_Label Label", so both forms are accepted."""
+        def matches(node):
+            name = node.get_name() or ''
+            return name == label or name.endswith(' ' + label) and \
+                name[:-len(label) - 1].replace('_', '') == label
+        self.wait_until(lambda: any(matches(b) for b in self.find_all('push button', label)),
+                        f'a button labelled {label!r}', timeout)
+        self.act(next(b for b in self.find_all('push button', label) if matches(b)), 'click')
+
+    def toggle(self, name):
+        self.act(self.find('check box', name), 'toggle')
+
+    def show_view(self, title):
+        self.click('page tab', title)
+
+    # -- reading --------------------------------------------------------------------
+
+    @staticmethod
+    def on_screen(node):
+        """GTK 4.8 marks hidden stack pages visible but not showing, and
+        sets SHOWING on almost nothing: what is on screen has a size."""
+        if not node.get_state_set().contains(Atspi.StateType.VISIBLE):
+            return False
+        extents = node.get_extents(Atspi.CoordType.WINDOW)
+        return extents.width > 0 and extents.height > 0
+
+    @staticmethod
+    def has_state(node, state):
+        return node.get_state_set().contains(state)
+
+    def checked(self, name):
+        return self.has_state(self.find('check box', name), Atspi.StateType.CHECKED)
+
+    def sensitive(self, role, name):
+        return self.has_state(self.find(role, name), Atspi.StateType.SENSITIVE)
+
+    def screenshot(self, name):
+        os.makedirs(SHOTS, exist_ok=True)
+        time.sleep(0.5)   # let the last frame land
+        path = os.path.join(SHOTS, f'{name}.png')
+        subprocess.run(['import', '-window', 'root', path], check=True)
+        return path
+
+    def resize(self, width, height):
+        subprocess.run(['xdotool', 'search', '--sync', '--name', '^Session Restore$',
+                        'windowsize', '--sync', str(width), str(height)],
+                       check=True, capture_output=True)
+        time.sleep(0.5)
