@@ -64,6 +64,27 @@ struct _SrPanelWindow {
 G_DEFINE_FINAL_TYPE (SrPanelWindow, sr_panel_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void sync_settings (SrPanelWindow *self);
+
+/* Only the page shown is visible: GtkStack alone leaves hidden pages
+ * "visible" to assistive technologies. */
+static void
+show_page (SrPanelWindow *self,
+           const char    *name)
+{
+  GtkSelectionModel *pages = gtk_stack_get_pages (self->main_stack);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (pages));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (pages), i);
+      GtkStackPage *page = GTK_STACK_PAGE (item);
+
+      gtk_widget_set_visible (gtk_stack_page_get_child (page),
+                              g_str_equal (gtk_stack_page_get_name (page), name));
+    }
+  g_object_unref (pages);
+  gtk_stack_set_visible_child_name (self->main_stack, name);
+}
 static void reload_usage (SrPanelWindow *self);
 
 /* -- Talking to policyd ---------------------------------------------------- */
@@ -729,7 +750,7 @@ on_proxy_ready_cb (GObject      *source,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_message ("Could not reach policyd: %s", error->message);
-          gtk_stack_set_visible_child_name (self->main_stack, "missing");
+          show_page (self, "missing");
         }
       return;
     }
@@ -748,7 +769,7 @@ on_proxy_ready_cb (GObject      *source,
       self->apps_loaded = TRUE;
     }
   reload_usage (self);
-  gtk_stack_set_visible_child_name (self->main_stack, "content");
+  show_page (self, "content");
 }
 
 static void
@@ -771,7 +792,7 @@ on_name_vanished_cb (GDBusConnection *bus,
   SrPanelWindow *self = user_data;
 
   g_clear_object (&self->policy);
-  gtk_stack_set_visible_child_name (self->main_stack, "missing");
+  show_page (self, "missing");
   gtk_revealer_set_reveal_child (self->lock_banner, FALSE);
 }
 
@@ -934,7 +955,7 @@ sr_panel_window_init (SrPanelWindow *self)
   gtk_list_view_set_model (self->apps_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (sorted))));
   gtk_list_view_set_factory (self->apps_view, factory);
 
-  gtk_stack_set_visible_child_name (self->main_stack, "loading");
+  show_page (self, "loading");
   self->watch_id = g_bus_watch_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
                                      G_BUS_NAME_WATCHER_FLAGS_AUTO_START,
                                      on_name_appeared_cb, on_name_vanished_cb, self, NULL);

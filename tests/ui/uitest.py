@@ -17,7 +17,7 @@ from srtest import BUILD_DIR, Session  # noqa: E402
 
 import gi  # noqa: E402
 gi.require_version('Atspi', '2.0')
-from gi.repository import Atspi, GLib  # noqa: E402
+from gi.repository import Atspi, Gio, GLib  # noqa: E402
 
 PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 SHOTS = os.path.join(BUILD_DIR, 'screenshots')
@@ -52,7 +52,12 @@ class PanelTestCase(unittest.TestCase):
         if cls.start_policyd:
             cls.s.start_policyd()
         os.environ['DBUS_SESSION_BUS_ADDRESS'] = cls.s.session_bus.address
+        # Start the accessibility bus, and wait for it, before the panel
+        # looks for it: a panel that finds none stays inaccessible.
+        cls.s.bus.call_sync('org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus', 'GetAddress',
+                            None, None, Gio.DBusCallFlags.NONE, 20000, None)
         Atspi.init()
+        Atspi.get_desktop(0).get_child_count()
         env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
         cls.panel_log = open(os.path.join(cls.s.root, 'panel.log'), 'w')
         cls.panel = subprocess.Popen([PANEL], env=env, stdout=cls.panel_log, stderr=subprocess.STDOUT)
@@ -169,10 +174,14 @@ class PanelTestCase(unittest.TestCase):
     def on_screen(node):
         """GTK 4.8 marks hidden stack pages visible but not showing, and
         sets SHOWING on almost nothing: what is on screen has a size."""
-        if not node.get_state_set().contains(Atspi.StateType.VISIBLE):
-            return False
         extents = node.get_extents(Atspi.CoordType.WINDOW)
-        return extents.width > 0 and extents.height > 0
+        if extents.width <= 0 or extents.height <= 0:
+            return False
+        while node is not None and node.get_role_name() != 'application':
+            if not node.get_state_set().contains(Atspi.StateType.VISIBLE):
+                return False
+            node = node.get_parent()
+        return True
 
     @staticmethod
     def has_state(node, state):
