@@ -41,6 +41,7 @@ struct _SrPanelWindow {
   AdwToastOverlay *toast_overlay;
   GtkRevealer *lock_banner;
   GtkStack *main_stack;
+  AdwViewStack *view_stack;
   GtkWidget *when_group;
   GtkWidget *enabled_row;
   GtkSwitch *enabled_switch;
@@ -868,6 +869,7 @@ search_action (GtkWidget  *widget,
 {
   SrPanelWindow *self = SR_PANEL_WINDOW (widget);
 
+  adw_view_stack_set_visible_child_name (self->view_stack, "apps");
   gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
 }
 
@@ -885,6 +887,7 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, lock_banner);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, when_group);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, enabled_row);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, enabled_switch);

@@ -123,6 +123,26 @@ class ServiceFilesTest(unittest.TestCase):
         self.assertEqual(unit['Service']['ExecStart'], entry['Exec'])
 
 
+class MetainfoTest(unittest.TestCase):
+    def test_screenshots_are_in_the_tree(self):
+        root = ET.parse(os.path.join(DATA, 'org.gnome.SessionRestore.metainfo.xml.in')).getroot()
+        images = [i.text for i in root.iter('image')]
+        self.assertGreaterEqual(len(images), 3)
+        for url in images:
+            path = os.path.join(DATA, 'screenshots', os.path.basename(url))
+            self.assertTrue(os.path.isfile(path), path)
+            with open(path, 'rb') as f:
+                self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n', path)
+
+    def test_desktop_file_names_the_app(self):
+        desktop = read_ini(os.path.join(BUILD_DIR, 'data', 'org.gnome.SessionRestore.desktop'))
+        entry = desktop['Desktop Entry']
+        self.assertEqual(entry['Icon'], 'org.gnome.SessionRestore')
+        self.assertEqual(entry['Exec'], 'session-restore-panel')
+        self.assertTrue(os.path.isfile(os.path.join(
+            DATA, 'icons', 'hicolor', 'scalable', 'apps', 'org.gnome.SessionRestore.svg')))
+
+
 class PotfilesTest(unittest.TestCase):
     """A source file with translatable strings that POTFILES.in misses
     would never be translated."""

@@ -11,6 +11,8 @@ class LockedPanelTest(PanelTestCase):
         'admin-excluded-apps': ['org.example.Terminal'],
     }
     locks = ('max-age-days', 'restore-after-crash', 'admin-excluded-apps')
+    # The dark style, for the screenshot: the lock notice must read in both.
+    panel_env = {'ADW_DEBUG_COLOR_SCHEME': 'prefer-dark'}
 
     def test_notice_and_locks(self):
         self.find('label', 'Some settings are managed by your administrator')
@@ -26,7 +28,7 @@ class LockedPanelTest(PanelTestCase):
         # Unlocked settings still work.
         self.assertTrue(self.sensitive('check box', 'Restore on a Normal Launch'))
         self.assertTrue(self.sensitive('combo box', 'Reopen Apps at Login'))
-        self.screenshot('locked')
+        self.screenshot('locked-dark')
 
     def test_admin_excluded_app_is_off_and_locked(self):
         self.show_view('Apps')

@@ -5,7 +5,7 @@ import time
 
 from simulator import Simulator
 from srtest import GLib
-from uitest import APPS, PanelTestCase
+from uitest import APPS, Atspi, PanelTestCase
 
 EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
 
@@ -120,6 +120,51 @@ class PanelTest(PanelTestCase):
         self.find('label', 'You are not allowed to make this change')
         self.wait_until(lambda: self.checked('Restore After a Crash'), 'the switch to spring back')
         self.assertEqual(self.s.gsettings_value('restore-after-crash'), True)
+
+    def test_every_control_has_a_name_and_takes_focus(self):
+        # Toasts from earlier cases come and go while the tree is walked.
+        self.wait_until(lambda: not any(self.inside(b, 'AdwToast') for b in self.find_all('push button')),
+                        'earlier toasts to time out', timeout=15)
+        for view in ('Settings', 'Apps'):
+            self.show_view(view)
+            time.sleep(0.3)
+            controls = [n for role in ('check box', 'push button', 'combo box', 'entry', 'page tab')
+                        for n in self.find_all(role)]
+            self.assertGreater(len(controls), 4)
+            for control in controls:
+                if self.inside(control, 'AdwToast'):
+                    continue   # libadwaita 1.2's own toast close button has no name
+                # The inner button of a compound one (a menu button) is
+                # named and focused through its outer one.
+                parent = control.get_parent()
+                outer = parent if parent is not None and parent.get_role_name() == control.get_role_name() \
+                    else control
+                name = outer.get_name() or ''
+                self.assertTrue(name and not name.startswith('Gtk'),
+                                f'{control.get_role_name()} {name!r} has no name of its own')
+                reachable = [n for n in (outer, *[outer.get_child_at_index(i)
+                                                  for i in range(outer.get_child_count())])
+                             if n is not None and self.has_state(n, Atspi.StateType.FOCUSABLE)]
+                self.assertTrue(reachable, f'{name} cannot take the keyboard focus')
+        self.show_view('Settings')
+
+    def test_keyboard_only(self):
+        self.key('ctrl+f')            # straight to the search on the Apps view
+        self.type_text('termin')
+        self.wait_until(lambda: not self.find_all('check box', 'Save and restore Files'), 'Files hidden')
+        self.find('check box', 'Save and restore Terminal')
+        self.key('ctrl+a', 'BackSpace')
+        self.find('check box', 'Save and restore Files')
+        # Into the list and onto the first row's controls, by Tab alone.
+        self.show_view('Settings')
+        focused = self.focus_by_tab('check box', 'Save and Restore Apps')
+        self.assertIsNotNone(focused)
+        self.key('space')
+        self.find('label', 'will be forgotten')
+        self.key('Escape')
+        self.gone('push button', 'Turn Off')
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+        self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch unchanged')
 
     def test_narrow(self):
         self.resize(360, 700)

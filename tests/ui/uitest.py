@@ -184,6 +184,18 @@ class PanelTestCase(unittest.TestCase):
         return True
 
     @staticmethod
+    def inside(node, name_prefix):
+        try:
+            node = node.get_parent()
+            while node is not None and node.get_role_name() != 'application':
+                if (node.get_name() or '').startswith(name_prefix):
+                    return True
+                node = node.get_parent()
+        except GLib.Error:
+            return True   # went away meanwhile (a toast timing out)
+        return False
+
+    @staticmethod
     def has_state(node, state):
         return node.get_state_set().contains(state)
 
@@ -199,6 +211,25 @@ class PanelTestCase(unittest.TestCase):
         path = os.path.join(SHOTS, f'{name}.png')
         subprocess.run(['import', '-window', 'root', path], check=True)
         return path
+
+    def key(self, *keys):
+        subprocess.run(['xdotool', 'search', '--name', '^Session Restore$', 'windowfocus', '--sync'],
+                       capture_output=True)
+        subprocess.run(['xdotool', 'key', '--clearmodifiers', '--delay', '50', *keys], check=True)
+        time.sleep(0.3)
+
+    def type_text(self, text):
+        subprocess.run(['xdotool', 'type', '--delay', '50', text], check=True)
+        time.sleep(0.3)
+
+    def focus_by_tab(self, role, name, presses=40):
+        """Tabs until the control has the keyboard focus; returns it."""
+        for _ in range(presses):
+            for node in self.find_all(role, name):
+                if self.has_state(node, Atspi.StateType.FOCUSED):
+                    return node
+            self.key('Tab')
+        return None
 
     def resize(self, width, height):
         subprocess.run(['xdotool', 'search', '--sync', '--name', '^Session Restore$',
