@@ -41,9 +41,22 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void
+sync_usage (SrAppRow *self)
+{
+  g_autofree char *usage = sr_format_usage (sr_app_item_get_bytes (self->item),
+                                            sr_app_item_get_last_saved (self->item),
+                                            g_get_real_time ());
+
+  gtk_label_set_label (self->usage_label, usage);
+  gtk_widget_set_sensitive (self->forget_button, sr_app_item_get_has_state (self->item));
+}
+
+/* GTK 4.8's list view keeps some 200 rows built, most of them off screen:
+ * what only matters on screen (the switch, accessible names) is done when
+ * the row is mapped. */
+static void
 sync_from_item (SrAppRow *self)
 {
-  g_autofree char *usage = NULL;
   g_autofree char *switch_label = NULL;
   g_autofree char *forget_label = NULL;
   gboolean admin, included;
@@ -53,15 +66,14 @@ sync_from_item (SrAppRow *self)
     return;
 
   name = sr_app_item_get_name (self->item);
-  admin = sr_app_item_get_admin_excluded (self->item);
-  included = !sr_app_item_get_excluded (self->item) && !admin;
-
   gtk_image_set_from_gicon (self->icon, sr_app_item_get_icon (self->item));
   gtk_label_set_label (self->name_label, name);
-  usage = sr_format_usage (sr_app_item_get_bytes (self->item),
-                           sr_app_item_get_last_saved (self->item),
-                           g_get_real_time ());
-  gtk_label_set_label (self->usage_label, usage);
+  sync_usage (self);
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+
+  admin = sr_app_item_get_admin_excluded (self->item);
+  included = !sr_app_item_get_excluded (self->item) && !admin;
 
   gtk_switch_set_active (self->save_switch, included);
   gtk_switch_set_state (self->save_switch, included);
@@ -69,7 +81,6 @@ sync_from_item (SrAppRow *self)
   gtk_widget_set_visible (self->lock_icon, admin);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->save_switch),
                                admin ? _("Set by your administrator") : NULL);
-  gtk_widget_set_sensitive (self->forget_button, sr_app_item_get_has_state (self->item));
 
   /* Translators: the accessible name of an app's switch */
   switch_label = g_strdup_printf (_("Save and restore %s"), name);
@@ -81,10 +92,17 @@ sync_from_item (SrAppRow *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, forget_label, -1);
 }
 
+/* Sizes change for many apps at once (every listing); they only touch
+ * the usage line. */
 static void
-on_item_notify_cb (SrAppRow *self)
+on_item_notify_cb (SrAppRow   *self,
+                   GParamSpec *pspec)
 {
-  sync_from_item (self);
+  if (g_str_equal (pspec->name, "bytes") || g_str_equal (pspec->name, "last-saved") ||
+      g_str_equal (pspec->name, "has-state"))
+    sync_usage (self);
+  else
+    sync_from_item (self);
 }
 
 static gboolean
@@ -161,6 +179,13 @@ sr_app_row_set_property (GObject      *object,
 }
 
 static void
+sr_app_row_map (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (sr_app_row_parent_class)->map (widget);
+  sync_from_item (SR_APP_ROW (widget));
+}
+
+static void
 sr_app_row_dispose (GObject *object)
 {
   SrAppRow *self = SR_APP_ROW (object);
@@ -179,6 +204,7 @@ sr_app_row_class_init (SrAppRowClass *klass)
   object_class->get_property = sr_app_row_get_property;
   object_class->set_property = sr_app_row_set_property;
   object_class->dispose = sr_app_row_dispose;
+  widget_class->map = sr_app_row_map;
 
   properties[PROP_ITEM] =
     g_param_spec_object ("item", NULL, NULL, SR_TYPE_APP_ITEM,

@@ -13,6 +13,8 @@
 
 struct _SrPanelApplication {
   AdwApplication parent_instance;
+
+  char *page;    /* (owned) (nullable): the view to open on, from --page */
 };
 
 G_DEFINE_FINAL_TYPE (SrPanelApplication, sr_panel_application, ADW_TYPE_APPLICATION)
@@ -22,8 +24,12 @@ sr_panel_application_activate (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
+  SrPanelApplication *self = SR_PANEL_APPLICATION (app);
+
   if (window == NULL)
     window = GTK_WINDOW (sr_panel_window_new (ADW_APPLICATION (app)));
+  if (self->page != NULL)
+    sr_panel_window_show_view (SR_PANEL_WINDOW (window), self->page);
   gtk_window_present (window);
 }
 
@@ -91,11 +97,40 @@ sr_panel_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
 }
 
+static int
+sr_panel_application_handle_local_options (GApplication *app,
+                                           GVariantDict *options)
+{
+  SrPanelApplication *self = SR_PANEL_APPLICATION (app);
+  const char *page = NULL;
+
+  if (g_variant_dict_lookup (options, "page", "&s", &page))
+    {
+      if (!g_str_equal (page, "settings") && !g_str_equal (page, "apps"))
+        {
+          g_printerr (_("--page takes “settings” or “apps”\n"));
+          return 2;
+        }
+      g_free (self->page);
+      self->page = g_strdup (page);
+    }
+  return -1;
+}
+
+static void
+sr_panel_application_finalize (GObject *object)
+{
+  g_free (SR_PANEL_APPLICATION (object)->page);
+  G_OBJECT_CLASS (sr_panel_application_parent_class)->finalize (object);
+}
+
 static void
 sr_panel_application_class_init (SrPanelApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = sr_panel_application_finalize;
+  app_class->handle_local_options = sr_panel_application_handle_local_options;
   app_class->activate = sr_panel_application_activate;
   app_class->startup = sr_panel_application_startup;
 }
@@ -103,6 +138,13 @@ sr_panel_application_class_init (SrPanelApplicationClass *klass)
 static void
 sr_panel_application_init (SrPanelApplication *self)
 {
+  const GOptionEntry entries[] = {
+    { "page", 0, 0, G_OPTION_ARG_STRING, NULL,
+      N_("Open on a page: “settings” or “apps”"), N_("PAGE") },
+    { NULL }
+  };
+
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
 }
 
 SrPanelApplication *

@@ -31,6 +31,11 @@ struct _SrPanelWindow {
   guint watch_id;
   gboolean updating;              /* controls are being set from policyd */
   gboolean apps_loaded;
+  gboolean usage_listed;
+  GVariant *pending_usage;        /* (owned) (nullable): a listing that came
+                                   * before the installed apps were read */
+  gboolean first_frame_seen;
+  gulong after_paint_id;
 
   GListStore *apps;               /* (owned) SrAppItem */
   GHashTable *items;              /* (owned) app id → SrAppItem (unowned) */
@@ -65,6 +70,8 @@ struct _SrPanelWindow {
 G_DEFINE_FINAL_TYPE (SrPanelWindow, sr_panel_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void sync_settings (SrPanelWindow *self);
+static void watch_first_frame (SrPanelWindow *self);
+static void on_usage_listed (SrPanelWindow *self, GVariant *reply, gpointer data);
 
 /* Only the page shown is visible: GtkStack alone leaves hidden pages
  * "visible" to assistive technologies. */
@@ -121,7 +128,9 @@ typedef void (*CallDone) (SrPanelWindow *self, GVariant *reply, gpointer data);
 
 typedef struct {
   SrPanelWindow *self;      /* (owned) */
-  char *what;               /* (owned) what the user tried, for the toast */
+  char *what;               /* (owned) (nullable) what the user tried, for the
+                             * toast; NULL for background work, which fails
+                             * quietly */
   CallDone done;
   gpointer data;
   GDestroyNotify data_free;
@@ -150,7 +159,9 @@ on_call_done_cb (GObject      *source,
     {
       g_autofree char *why = describe_error (error);
 
-      if (why != NULL)
+      if (why != NULL && call->what == NULL)
+        g_message ("Background refresh failed: %s", error->message);
+      else if (why != NULL)
         {
           /* Translators: the first %s is what the user tried, the second why it failed */
           g_autofree char *text = g_strdup_printf (_("Could not %s: %s"), call->what, why);
@@ -250,12 +261,28 @@ sync_keep_row (SrPanelWindow *self,
   adw_combo_row_set_selected (self->keep_row, selected);
 }
 
+static SrAppItem *ensure_item (SrPanelWindow *self, const char *app_id, GPtrArray *added);
+static void add_items (SrPanelWindow *self, GPtrArray *added);
+
 static void
 sync_apps_excluded (SrPanelWindow *self)
 {
   const char * const *user = sr_policy_get_excluded_apps (self->policy);
   const char * const *admin = sr_policy_get_admin_excluded_apps (self->policy);
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->apps));
+  const char * const *lists[] = { user, admin };
+  g_autoptr(GPtrArray) added = g_ptr_array_new ();
+  guint n;
+
+  /* Excluded apps are listed even when they are not installed, so that
+   * they can be let back in. Items are only made once the installed apps
+   * are known: an item's name is its sort key and must not change later
+   * (GTK 4.8's sort model does not re-sort on changes). */
+  for (guint i = 0; self->apps_loaded && i < G_N_ELEMENTS (lists); i++)
+    for (guint j = 0; lists[i] != NULL && lists[i][j] != NULL; j++)
+      ensure_item (self, lists[i][j], added);
+  add_items (self, added);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->apps));
 
   for (guint i = 0; i < n; i++)
     {
@@ -437,37 +464,96 @@ add_items (SrPanelWindow *self,
   g_ptr_array_set_size (added, 0);
 }
 
+/* Reading every .desktop file takes a while with thousands of apps: it is
+ * done on a worker thread while the panel connects to policyd. */
 static void
-load_installed_apps (SrPanelWindow *self)
+read_app_infos_thread (GTask        *task,
+                       gpointer      source,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
 {
-  g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_object_unref);
   g_autolist(GAppInfo) infos = g_app_info_get_all ();
-  const char * const *lists[2];
 
   for (GList *l = infos; l != NULL; l = l->next)
+    if (g_app_info_should_show (l->data))
+      g_ptr_array_add (shown, g_object_ref (l->data));
+  g_task_return_pointer (task, g_steal_pointer (&shown), (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+add_installed_apps (SrPanelWindow *self,
+                    GPtrArray     *infos)
+{
+  g_autoptr(GPtrArray) added = g_ptr_array_new ();
+
+  for (guint i = 0; i < infos->len; i++)
     {
-      const char *id = g_app_info_get_id (l->data);
+      const char *id = g_app_info_get_id (infos->pdata[i]);
       g_autofree char *app_id = NULL;
 
-      if (id == NULL || !g_app_info_should_show (l->data) || !g_str_has_suffix (id, ".desktop"))
+      if (id == NULL || !g_str_has_suffix (id, ".desktop"))
         continue;
       app_id = g_strndup (id, strlen (id) - strlen (".desktop"));
       if (!g_application_id_is_valid (app_id))
         continue;
-      sr_app_item_set_app_info (ensure_item (self, app_id, added), l->data);
+      sr_app_item_set_app_info (ensure_item (self, app_id, added), infos->pdata[i]);
     }
-
-  /* Excluded apps are listed even when they are not installed, so they
-   * can be let back in. */
-  lists[0] = sr_policy_get_excluded_apps (self->policy);
-  lists[1] = sr_policy_get_admin_excluded_apps (self->policy);
-  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
-    for (guint j = 0; lists[i] != NULL && lists[i][j] != NULL; j++)
-      ensure_item (self, lists[i][j], added);
-
-  g_ptr_array_set_free_func (added, NULL);
   add_items (self, added);
-  sync_apps_excluded (self);
+  g_debug ("installed apps listed: %u", infos->len);
+}
+
+static void
+on_app_infos_read_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(SrPanelWindow) self = user_data;
+  g_autoptr(GPtrArray) infos = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  if (infos == NULL || g_cancellable_is_cancelled (self->cancellable))
+    return;
+  add_installed_apps (self, infos);
+  self->apps_loaded = TRUE;
+  if (self->pending_usage != NULL)
+    {
+      g_autoptr(GVariant) usage = g_steal_pointer (&self->pending_usage);
+      on_usage_listed (self, usage, NULL);
+    }
+  else if (self->policy != NULL)
+    sync_apps_excluded (self);
+}
+
+static void
+read_app_infos (SrPanelWindow *self)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, self->cancellable, on_app_infos_read_cb,
+                                      g_object_ref (self));
+
+  g_task_run_in_thread (task, read_app_infos_thread);
+}
+
+static void
+on_after_paint_cb (GdkFrameClock *clock,
+                   SrPanelWindow *self)
+{
+  /* For benchmarks (G_MESSAGES_DEBUG=sr-panel): the first frame that
+   * shows the settings and the filled app list, on the monotonic clock. */
+  g_debug ("first-frame-monotonic-usec=%" G_GINT64_FORMAT, g_get_monotonic_time ());
+  g_clear_signal_handler (&self->after_paint_id, clock);
+}
+
+static void
+watch_first_frame (SrPanelWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  if (self->first_frame_seen || clock == NULL || !self->apps_loaded || !self->usage_listed)
+    return;
+  self->first_frame_seen = TRUE;
+  self->after_paint_id = g_signal_connect (clock, "after-paint",
+                                           G_CALLBACK (on_after_paint_cb), self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
@@ -483,6 +569,13 @@ on_usage_listed (SrPanelWindow *self,
   const char *app_id;
   GVariant *info;
 
+  g_debug ("stored state listed");
+  if (!self->apps_loaded)
+    {
+      g_clear_pointer (&self->pending_usage, g_variant_unref);
+      self->pending_usage = g_variant_ref (reply);
+      return;
+    }
   g_variant_get (reply, "(a(sa{sv}))", &iter);
   while (g_variant_iter_loop (iter, "(&s@a{sv})", &app_id, &info))
     {
@@ -503,14 +596,15 @@ on_usage_listed (SrPanelWindow *self,
 
   add_items (self, added);
   sync_apps_excluded (self);
+  self->usage_listed = TRUE;
+  watch_first_frame (self);
 }
 
 static void
 reload_usage (SrPanelWindow *self)
 {
   if (self->policy != NULL)
-    call_policyd (self, "ListStoredState", NULL, _("list saved app state"),
-                  on_usage_listed, NULL, NULL);
+    call_policyd (self, "ListStoredState", NULL, NULL, on_usage_listed, NULL, NULL);
 }
 
 static gboolean
@@ -756,6 +850,7 @@ on_proxy_ready_cb (GObject      *source,
       return;
     }
 
+  g_debug ("connected to policyd");
   g_clear_object (&self->policy);
   self->policy = policy;
   g_signal_connect_object (policy, "g-properties-changed",
@@ -764,11 +859,6 @@ on_proxy_ready_cb (GObject      *source,
                            G_CALLBACK (on_stored_state_cleared_cb), self, G_CONNECT_SWAPPED);
 
   sync_settings (self);
-  if (!self->apps_loaded)
-    {
-      load_installed_apps (self);
-      self->apps_loaded = TRUE;
-    }
   reload_usage (self);
   show_page (self, "content");
 }
@@ -844,6 +934,8 @@ sr_panel_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->watch_id, g_bus_unwatch_name);
+  if (self->after_paint_id != 0)
+    g_clear_signal_handler (&self->after_paint_id, gtk_widget_get_frame_clock (GTK_WIDGET (self)));
   g_clear_object (&self->policy);
   gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_PANEL_WINDOW);
   G_OBJECT_CLASS (sr_panel_window_parent_class)->dispose (object);
@@ -855,6 +947,7 @@ sr_panel_window_finalize (GObject *object)
   SrPanelWindow *self = SR_PANEL_WINDOW (object);
 
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->pending_usage, g_variant_unref);
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_object (&self->apps);
   g_clear_object (&self->filter);
@@ -959,6 +1052,7 @@ sr_panel_window_init (SrPanelWindow *self)
   gtk_list_view_set_factory (self->apps_view, factory);
 
   show_page (self, "loading");
+  read_app_infos (self);
   self->watch_id = g_bus_watch_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
                                      G_BUS_NAME_WATCHER_FLAGS_AUTO_START,
                                      on_name_appeared_cb, on_name_vanished_cb, self, NULL);
@@ -968,4 +1062,11 @@ SrPanelWindow *
 sr_panel_window_new (AdwApplication *application)
 {
   return g_object_new (SR_TYPE_PANEL_WINDOW, "application", application, NULL);
+}
+
+void
+sr_panel_window_show_view (SrPanelWindow *self,
+                           const char    *name)
+{
+  adw_view_stack_set_visible_child_name (self->view_stack, name);
 }
