@@ -350,6 +350,30 @@ sync_settings (SrPanelWindow *self)
   self->updating = FALSE;
 }
 
+/* Asks before something that cannot be undone; Cancel is the default, and
+ * what Escape gives. */
+static void
+confirm_destructive (SrPanelWindow *self,
+                     const char    *heading,
+                     const char    *body,
+                     const char    *response,
+                     const char    *label,
+                     GCallback      on_response)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
+
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    response, label,
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), response,
+                                              ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_signal_connect (dialog, "response", on_response, self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 on_turn_off_response_cb (AdwMessageDialog *dialog,
                          const char       *response,
@@ -365,7 +389,6 @@ static gboolean
 on_enabled_switch_state_set_cb (SrPanelWindow *self,
                                 gboolean       state)
 {
-  GtkWidget *dialog;
 
   if (self->updating || self->policy == NULL)
     return FALSE;
@@ -377,20 +400,11 @@ on_enabled_switch_state_set_cb (SrPanelWindow *self,
     }
 
   /* Turning off forgets: ask first. */
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Turn Off Save and Restore?"),
-                                   _("Apps will no longer be saved or restored, and all "
-                                     "saved app state and window positions will be forgotten. "
-                                     "This cannot be undone."));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "turn-off", _("_Turn Off"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "turn-off",
-                                              ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_signal_connect (dialog, "response", G_CALLBACK (on_turn_off_response_cb), self);
-  gtk_window_present (GTK_WINDOW (dialog));
+  confirm_destructive (self, _("Turn Off Save and Restore?"),
+                       _("Apps will no longer be saved or restored, and all "
+                         "saved app state and window positions will be forgotten. "
+                         "This cannot be undone."),
+                       "turn-off", _("_Turn Off"), G_CALLBACK (on_turn_off_response_cb));
   return TRUE;
 }
 
@@ -770,7 +784,6 @@ on_clear_all_counted (SrPanelWindow *self,
   GVariant *info;
   guint64 bytes = 0;
   guint n_apps = 0;
-  GtkWidget *dialog;
 
   on_usage_listed (self, reply, NULL);
 
@@ -792,17 +805,8 @@ on_clear_all_counted (SrPanelWindow *self,
                                     "afresh next time. This cannot be undone.", n_apps),
                           n_apps, size);
 
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Clear Saved Sessions?"), body);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "clear", _("C_lear"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "clear",
-                                              ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_signal_connect (dialog, "response", G_CALLBACK (on_clear_all_response_cb), self);
-  gtk_window_present (GTK_WINDOW (dialog));
+  confirm_destructive (self, _("Clear Saved Sessions?"), body,
+                       "clear", _("C_lear"), G_CALLBACK (on_clear_all_response_cb));
 }
 
 static void

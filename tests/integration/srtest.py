@@ -71,6 +71,18 @@ def remote_error(exc):
     return None
 
 
+def files_under(root):
+    """Every regular file below root (links and dot-files left out), with its bytes."""
+    files = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path) and not name.startswith('.'):
+                with open(path, 'rb') as f:
+                    files[os.path.relpath(path, root)] = f.read()
+    return files
+
+
 def keyfile_value(value):
     """A Python value as GVariant text for a dconf keyfile."""
     if isinstance(value, GLib.Variant):

@@ -11,20 +11,9 @@ import unittest
 
 from simulator import Simulator
 from srtest import (ALLOW, DENY, LAUNCH, BUS_NAME, OBJECT_PATH, IFACE, GLib, Gio,
-                    PolicydTestCase, now_us)
+                    PolicydTestCase, files_under, now_us)
 
 A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
-
-
-def files_under(root):
-    result = {}
-    for directory, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(directory, name)
-            if not os.path.islink(path) and not name.startswith('.'):
-                with open(path, 'rb') as f:
-                    result[os.path.relpath(path, root)] = f.read()
-    return result
 
 
 class KillDuringClearTest(PolicydTestCase):

@@ -5,21 +5,10 @@ import signal
 import time
 
 from simulator import Simulator
-from srtest import ALLOW, DENY, LAUNCH, RECOVER, RESTORE, USEC_PER_DAY, GLib, PolicydTestCase, now_us
+from srtest import (ALLOW, DENY, LAUNCH, RECOVER, RESTORE, USEC_PER_DAY, GLib, PolicydTestCase,
+                    files_under, now_us)
 
 A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
-
-
-def snapshot(root):
-    """Every file below root with its bytes."""
-    files = {}
-    for directory, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(directory, name)
-            if not os.path.islink(path):
-                with open(path, 'rb') as f:
-                    files[os.path.relpath(path, root)] = f.read()
-    return files
 
 
 class ListTest(PolicydTestCase):
@@ -55,7 +44,7 @@ class OptOutTest(PolicydTestCase):
             sim.save(app, '1')
         sim.save(A, '2', flatpak=True)
         sim.write_compositor()
-        before = snapshot(self.s.home)
+        before = files_under(self.s.home)
 
         self.s.call('SetAppExcluded', 'sb', A, True)
         # Gone from disk by the time the call returns.
@@ -64,7 +53,7 @@ class OptOutTest(PolicydTestCase):
         self.assertEqual(sorted(sim.session_file_apps()['instances']), [B, C])
         self.assertEqual(sorted(self.s.list_state()), [B, C])
         # Everything of B and C, and the compositor's store, is untouched.
-        after = snapshot(self.s.home)
+        after = files_under(self.s.home)
         for path, data in before.items():
             if A not in path and 'gnome-session@' not in path:
                 self.assertEqual(after.get(path), data, path)
@@ -160,10 +149,10 @@ class ClearTest(PolicydTestCase):
     def test_clear_needs_polkit_and_changes_nothing_when_refused(self):
         sim = Simulator(self.s)
         sim.save(A)
-        before = snapshot(self.s.home)
+        before = files_under(self.s.home)
         self.s.set_allowed([])
         self.assertDBusError('NotAllowed', self.s.clear)
-        self.assertEqual(snapshot(self.s.home), before)
+        self.assertEqual(files_under(self.s.home), before)
         self.assertEqual(sim.restore(A, LAUNCH), (ALLOW, 'allowed'))
 
     def test_clear_validates_every_app_id(self):
