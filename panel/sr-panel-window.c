@@ -215,9 +215,11 @@ static gboolean
 is_locked (SrPanelWindow *self,
            const char    *key)
 {
-  const char * const *locked = sr_policy_get_locked_settings (self->policy);
+  /* dup, not get: the generated get_ accessors of "as" properties lend
+   * strings of the proxy's cache, which a property change frees. */
+  g_auto(GStrv) locked = sr_policy_dup_locked_settings (self->policy);
 
-  return locked != NULL && g_strv_contains (locked, key);
+  return locked != NULL && g_strv_contains ((const char * const *) locked, key);
 }
 
 /* A locked control stays visible, insensitive, with a lock and a tooltip:
@@ -267,8 +269,10 @@ static void add_items (SrPanelWindow *self, GPtrArray *added);
 static void
 sync_apps_excluded (SrPanelWindow *self)
 {
-  const char * const *user = sr_policy_get_excluded_apps (self->policy);
-  const char * const *admin = sr_policy_get_admin_excluded_apps (self->policy);
+  g_auto(GStrv) user_owned = sr_policy_dup_excluded_apps (self->policy);
+  g_auto(GStrv) admin_owned = sr_policy_dup_admin_excluded_apps (self->policy);
+  const char * const *user = (const char * const *) user_owned;
+  const char * const *admin = (const char * const *) admin_owned;
   const char * const *lists[] = { user, admin };
   g_autoptr(GPtrArray) added = g_ptr_array_new ();
   guint n;
@@ -298,10 +302,10 @@ sync_apps_excluded (SrPanelWindow *self)
 static void
 sync_settings (SrPanelWindow *self)
 {
-  const char *login;
+  g_autofree char *login = NULL;
+  g_auto(GStrv) admin = NULL;
+  g_auto(GStrv) locked = NULL;
   gboolean enabled;
-  const char * const *admin;
-  const char * const *locked;
   guint login_index = 0;
 
   if (self->policy == NULL)
@@ -314,7 +318,7 @@ sync_settings (SrPanelWindow *self)
   gtk_switch_set_state (self->enabled_switch, enabled);
   show_lock (self, GTK_WIDGET (self->enabled_switch), self->enabled_lock, "enabled", TRUE);
 
-  login = sr_policy_get_login_restore (self->policy);
+  login = sr_policy_dup_login_restore (self->policy);
   if (g_strcmp0 (login, "ask") == 0)
     login_index = 1;
   else if (g_strcmp0 (login, "never") == 0)
@@ -340,8 +344,8 @@ sync_settings (SrPanelWindow *self)
   gtk_widget_set_sensitive (self->clear_button, enabled);
   gtk_widget_set_sensitive (self->apps_page, enabled && !is_locked (self, "excluded-apps"));
 
-  locked = sr_policy_get_locked_settings (self->policy);
-  admin = sr_policy_get_admin_excluded_apps (self->policy);
+  locked = sr_policy_dup_locked_settings (self->policy);
+  admin = sr_policy_dup_admin_excluded_apps (self->policy);
   gtk_revealer_set_reveal_child (self->lock_banner,
                                  (locked != NULL && locked[0] != NULL) ||
                                  (admin != NULL && admin[0] != NULL));

@@ -79,7 +79,10 @@ class PanelTestCase(unittest.TestCase):
         cls.panel_log.close()
         # What the panel said goes into the test log, for when a case failed.
         with open(os.path.join(cls.s.root, 'panel.log')) as f:
-            for line in f.read().splitlines()[-40:]:
+            lines = f.read().splitlines()
+            # A sanitizer report is long and all of it matters.
+            keep = lines if any('Sanitizer' in l for l in lines) else lines[-40:]
+            for line in keep:
                 print(f'# panel: {line}')
         if status is not None:
             print(f'# panel had exited with status {status}')
