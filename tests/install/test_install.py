@@ -1,0 +1,104 @@
+"""meson install gives a working system: install into a temporary prefix,
+start a session bus whose service directory is the installed one, and get
+an answer from policyd by D-Bus activation alone (nothing started by hand).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
+from srtest import SOURCE_DIR, Bus, Gio, GLib  # noqa: E402
+
+EXPECTED = [
+    'libexec/session-restore-policyd',
+    'bin/session-restore-panel',
+    'share/dbus-1/services/org.gnome.SessionRestore.Policy.service',
+    'share/dbus-1/interfaces/org.gnome.SessionRestore.Policy.xml',
+    'lib/systemd/user/session-restore-policyd.service',
+    'share/glib-2.0/schemas/org.gnome.SessionRestore.gschema.xml',
+    'share/glib-2.0/schemas/gschemas.compiled',
+    'share/polkit-1/actions/org.gnome.SessionRestore.policy',
+    'share/session-restore/stores.d/gtk.store',
+    'share/session-restore/stores.d/gnome-session.store',
+    'share/applications/org.gnome.SessionRestore.desktop',
+    'share/metainfo/org.gnome.SessionRestore.metainfo.xml',
+    'share/icons/hicolor/scalable/apps/org.gnome.SessionRestore.svg',
+    'share/doc/session-restore/README.md',
+    'share/man/man8/session-restore-policyd.8',
+    'share/man/man1/session-restore-panel.1',
+]
+
+
+class InstallTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp(prefix='sr-install-')
+        cls.prefix = os.path.join(cls.root, 'prefix')
+        build = os.path.join(cls.root, 'build')
+        for command in (['meson', 'setup', build, SOURCE_DIR, f'--prefix={cls.prefix}',
+                         '--libdir=lib', '-Dtests=false'],
+                        ['meson', 'install', '-C', build, '--quiet']):
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise AssertionError(f'{command}: {result.stdout}\n{result.stderr}')
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.root, ignore_errors=True)
+
+    def test_files_are_installed(self):
+        for path in EXPECTED:
+            self.assertTrue(os.path.exists(os.path.join(self.prefix, path)), path)
+
+    def test_man_pages_render(self):
+        for page in ('man8/session-restore-policyd.8', 'man1/session-restore-panel.1'):
+            result = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z',
+                                     os.path.join(self.prefix, 'share', 'man', page)],
+                                    capture_output=True, text=True)
+            self.assertEqual((result.returncode, result.stderr), (0, ''), page)
+
+    def test_service_file_points_at_the_installed_daemon(self):
+        with open(os.path.join(self.prefix, EXPECTED[2])) as f:
+            text = f.read()
+        self.assertIn(f'Exec={self.prefix}/libexec/session-restore-policyd', text)
+        self.assertIn('SystemdService=session-restore-policyd.service', text)
+
+    def test_activation_alone(self):
+        home = os.path.join(self.root, 'home')
+        os.makedirs(home, exist_ok=True)
+        env = {
+            'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+            'HOME': home,
+            'XDG_CONFIG_HOME': os.path.join(home, '.config'),
+            'XDG_STATE_HOME': os.path.join(home, '.local', 'state'),
+            'XDG_DATA_HOME': os.path.join(home, '.local', 'share'),
+            'XDG_RUNTIME_DIR': self.root,
+            'GSETTINGS_SCHEMA_DIR': os.path.join(self.prefix, 'share', 'glib-2.0', 'schemas'),
+            'GSETTINGS_BACKEND': 'dconf',
+        }
+        bus = Bus(os.path.join(self.root, 'bus'), 'session', env,
+                  f'<servicedir>{self.prefix}/share/dbus-1/services</servicedir>'
+                  '<standard_session_servicedirs/>')
+        try:
+            conn = bus.connect()
+            reply = conn.call_sync('org.gnome.SessionRestore.Policy', '/org/gnome/SessionRestore/Policy',
+                                   'org.gnome.SessionRestore.Policy', 'CheckRestore',
+                                   GLib.Variant('(sua{sv})', ('org.example.App', 3, {})), None,
+                                   Gio.DBusCallFlags.NONE, 20000, None)
+            self.assertEqual(reply.unpack(), (1, 'allowed'))
+            pid = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                                 'GetConnectionUnixProcessID',
+                                 GLib.Variant('(s)', ('org.gnome.SessionRestore.Policy',)), None,
+                                 Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+            with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                self.assertTrue(f.read().startswith(self.prefix.encode()))
+            # The installed drop-ins are the ones in use.
+            conn.call_sync('org.gnome.SessionRestore.Policy', '/org/gnome/SessionRestore/Policy',
+                           'org.gnome.SessionRestore.Policy', 'NoteExit',
+                           GLib.Variant('(sb)', ('org.example.App', True)), None,
+                           Gio.DBusCallFlags.NONE, 5000, None)
+        finally:
+            bus.stop()
