@@ -63,7 +63,7 @@ struct _SrPanelWindow {
   GtkWidget *keep_lock;
   GtkWidget *clear_button;
   GtkWidget *apps_page;
-  GtkListView *apps_view;
+  GtkGridView *apps_view;
   GtkSearchEntry *search_entry;
 };
 
@@ -1056,8 +1056,8 @@ sr_panel_window_init (SrPanelWindow *self)
   g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), NULL);
   g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), NULL);
   g_signal_connect (factory, "unbind", G_CALLBACK (on_factory_unbind_cb), NULL);
-  gtk_list_view_set_model (self->apps_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (sorted))));
-  gtk_list_view_set_factory (self->apps_view, factory);
+  gtk_grid_view_set_model (self->apps_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (sorted))));
+  gtk_grid_view_set_factory (self->apps_view, factory);
 
   show_page (self, "loading");
   read_app_infos (self);
