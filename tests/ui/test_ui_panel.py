@@ -166,6 +166,21 @@ class PanelTest(PanelTestCase):
         self.assertEqual(self.s.gsettings_value('enabled'), True)
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch unchanged')
 
+    def test_combo_rows(self):
+        self.assertIsNotNone(self.focus_by_tab('combo box', 'Reopen Apps at Login'))
+        self.key('Return')
+        self.key('Down', 'Return')
+        self.wait_until(lambda: self.s.gsettings_value('login-restore') == 'ask', 'login-restore=ask')
+        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved State For'))
+        self.key('Return')
+        self.key('End', 'Return')              # the last choice: Forever
+        self.wait_until(lambda: self.s.gsettings_value('max-age-days') == -1, 'max-age-days=-1')
+        # A value set elsewhere shows as what it is.
+        self.s.gsettings('set', 'max-age-days', '14')
+        self.wait_until(lambda: '14 Days' in (self.find('combo box', 'Keep Saved State For')
+                                               .get_name() or '') or
+                        self.find_all('label', '14 Days'), 'the row to show 14 Days')
+
     def test_narrow(self):
         self.resize(360, 700)
         try:
