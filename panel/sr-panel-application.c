@@ -56,14 +56,53 @@ about_action (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (about));
 }
 
+/* Help is a Mallard document, opened with help:. Without a help viewer,
+ * the README is the next best thing; without even that, the user is told
+ * where the help lives rather than left with a button that does nothing. */
+static void
+on_readme_shown_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GtkWindow *window = GTK_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *dialog;
+
+  if (gtk_show_uri_full_finish (window, result, &error))
+    return;
+  g_message ("Could not open %s: %s", SR_HELP_URI, error->message);
+  dialog = adw_message_dialog_new (window, _("Help Could Not Be Opened"), NULL);
+  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  _("No help viewer is installed. Install Yelp to read the "
+                                    "help, or read %s."), SR_HELP_URI + strlen ("file://"));
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_help_shown_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GtkWindow *window = GTK_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+
+  if (gtk_show_uri_full_finish (window, result, &error))
+    return;
+  g_message ("Could not open help:%s: %s", GETTEXT_PACKAGE, error->message);
+  gtk_show_uri_full (window, SR_HELP_URI, GDK_CURRENT_TIME, NULL, on_readme_shown_cb, NULL);
+}
+
 static void
 help_action (GSimpleAction *action,
              GVariant      *parameter,
              gpointer       user_data)
 {
   GtkApplication *app = user_data;
+  GtkWindow *window = gtk_application_get_active_window (app);
 
-  gtk_show_uri (gtk_application_get_active_window (app), SR_HELP_URI, GDK_CURRENT_TIME);
+  gtk_show_uri_full (window, "help:" GETTEXT_PACKAGE, GDK_CURRENT_TIME, NULL,
+                     on_help_shown_cb, NULL);
 }
 
 static void

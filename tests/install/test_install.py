@@ -29,6 +29,8 @@ EXPECTED = [
     'share/doc/session-restore/README.md',
     'share/man/man8/session-restore-policyd.8',
     'share/man/man1/session-restore-panel.1',
+    'share/help/C/session-restore/index.page',
+    'share/help/C/session-restore/examples/keep-one-day.keyfile',
 ]
 
 

@@ -130,7 +130,7 @@ class Bus:
 class Session:
     """HOME, XDG dirs, dconf, buses and policyd for one test."""
 
-    def __init__(self, site=None, locks=(), extra_schema_dirs=(), polkit='mock',
+    def __init__(self, site=None, locks=(), extra_schema_dirs=(), polkit='mock', site_files=(),
                  allowed=('org.gnome.SessionRestore.configure',
                           'org.gnome.SessionRestore.clear',
                           'org.gnome.SessionRestore.list')):
@@ -155,7 +155,7 @@ class Session:
         self.profile = os.path.join(self.root, 'dconf-profile')
         with open(self.profile, 'w') as f:
             f.write(f'user-db:user\nfile-db:{self.site_db}\n')
-        self.write_site(site or {}, locks)
+        self.write_site(site or {}, locks, site_files)
 
         schema_dirs = list(extra_schema_dirs) + [SCHEMA_DIR]
         self.env = {
@@ -197,9 +197,11 @@ class Session:
 
     # -- dconf -------------------------------------------------------------
 
-    def write_site(self, site, locks=()):
+    def write_site(self, site, locks=(), files=()):
         """Compile the system database: {key: value} for our schema's path,
-        and the keys in locks locked. Keys may be 'path/key' for others."""
+        and the keys in locks locked. Keys may be 'path/key' for others.
+        files: (keyfile, locks file) pairs copied in as they are, as an
+        administrator would put them in /etc/dconf/db/site.d/."""
         shutil.rmtree(self.site_dir, ignore_errors=True)
         os.makedirs(os.path.join(self.site_dir, 'locks'))
         groups = {}
@@ -215,6 +217,10 @@ class Session:
             for key in locks:
                 f.write(key if key.startswith('/') else f'/org/gnome/session-restore/{key}')
                 f.write('\n')
+        for i, (keyfile, locksfile) in enumerate(files):
+            shutil.copy(keyfile, os.path.join(self.site_dir, f'10-example-{i}'))
+            shutil.copy(locksfile, os.path.join(self.site_dir, 'locks', f'10-example-{i}'))
+        # What `dconf update` does for /etc/dconf/db/site.d.
         subprocess.run(['dconf', 'compile', self.site_db, self.site_dir], check=True)
 
     def gsettings(self, *args, schema='org.gnome.SessionRestore', check=True):
@@ -385,11 +391,12 @@ class PolicydTestCase(unittest.TestCase):
     site = {}
     locks = ()
     extra_schema_dirs = ()
+    site_files = ()
     polkit = 'mock'
     start = True
 
     def setUp(self):
-        self.s = Session(site=self.site, locks=self.locks,
+        self.s = Session(site=self.site, locks=self.locks, site_files=self.site_files,
                          extra_schema_dirs=self.extra_schema_dirs, polkit=self.polkit)
         self.addCleanup(self.s.close)
         if self.start:

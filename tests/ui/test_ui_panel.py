@@ -166,6 +166,33 @@ class PanelTest(PanelTestCase):
         self.assertEqual(self.s.gsettings_value('enabled'), True)
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch unchanged')
 
+    def test_help_falls_back_gracefully(self):
+        # This machine has no help viewer and nothing that opens Markdown:
+        # the panel says where the help is.
+        self.key('F1')
+        self.find('label', 'No help viewer is installed')
+        self.key('Escape')
+        self.gone('label', 'No help viewer is installed')
+
+    def test_help_opens_the_help_uri(self):
+        # A handler for help: URIs, as Yelp would be, that records what it got.
+        marker = os.path.join(self.s.root, 'help-opened')
+        apps = os.path.join(self.s.data_home, 'applications')
+        with open(os.path.join(apps, 'help-recorder.desktop'), 'w') as f:
+            f.write('[Desktop Entry]\nType=Application\nName=Help Recorder\nNoDisplay=true\n'
+                    f'Exec=sh -c "echo %u > {marker}"\nMimeType=x-scheme-handler/help;\n')
+        with open(os.path.join(self.s.config_home, 'mimeapps.list'), 'w') as f:
+            f.write('[Default Applications]\nx-scheme-handler/help=help-recorder.desktop\n')
+        try:
+            time.sleep(1)   # GIO notices new .desktop files by file monitor
+            self.key('F1')
+            self.wait_until(lambda: os.path.exists(marker), 'the help handler to run')
+            with open(marker) as f:
+                self.assertEqual(f.read().strip(), 'help:session-restore')
+        finally:
+            os.unlink(os.path.join(apps, 'help-recorder.desktop'))
+            os.unlink(os.path.join(self.s.config_home, 'mimeapps.list'))
+
     def test_combo_rows(self):
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Reopen Apps at Login'))
         self.key('Return')
