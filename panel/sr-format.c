@@ -13,27 +13,24 @@ sr_format_time_ago (gint64 then_usec,
                     gint64 now_usec)
 {
   gint64 seconds = (now_usec - then_usec) / G_USEC_PER_SEC;
-  gint64 n;
+  int n;
 
   if (seconds < 60)
     return g_strdup (_("saved just now"));
   if (seconds < 3600)
     {
-      n = seconds / 60;
-      return g_strdup_printf (ngettext ("saved %" G_GINT64_FORMAT " minute ago",
-                                        "saved %" G_GINT64_FORMAT " minutes ago", n), n);
+      n = (int) (seconds / 60);
+      return g_strdup_printf (ngettext ("saved %d minute ago", "saved %d minutes ago", n), n);
     }
   if (seconds < 86400)
     {
-      n = seconds / 3600;
-      return g_strdup_printf (ngettext ("saved %" G_GINT64_FORMAT " hour ago",
-                                        "saved %" G_GINT64_FORMAT " hours ago", n), n);
+      n = (int) (seconds / 3600);
+      return g_strdup_printf (ngettext ("saved %d hour ago", "saved %d hours ago", n), n);
     }
-  n = seconds / 86400;
+  n = (int) MIN (seconds / 86400, G_MAXINT);
   if (n == 1)
     return g_strdup (_("saved yesterday"));
-  return g_strdup_printf (ngettext ("saved %" G_GINT64_FORMAT " day ago",
-                                    "saved %" G_GINT64_FORMAT " days ago", n), n);
+  return g_strdup_printf (ngettext ("saved %d day ago", "saved %d days ago", n), n);
 }
 
 /* "12 kB · saved 5 minutes ago", or "Nothing stored". */

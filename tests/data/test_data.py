@@ -143,6 +143,33 @@ class MetainfoTest(unittest.TestCase):
             DATA, 'icons', 'hicolor', 'scalable', 'apps', 'org.gnome.SessionRestore.svg')))
 
 
+class TranslationTest(unittest.TestCase):
+    def test_german_is_complete(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            pot = os.path.join(tmp, 'fresh.pot')
+            subprocess.run(['xgettext', '--files-from=po/POTFILES.in', '--from-code=UTF-8',
+                            '--keyword=_', '--keyword=N_', '--keyword=ngettext:1,2',
+                            '--keyword=C_:1c,2', '--add-comments=Translators', '-o', pot],
+                           cwd=SOURCE_DIR, check=True, capture_output=True)
+            result = subprocess.run(['msgcmp', '--use-untranslated', os.path.join(SOURCE_DIR, 'po', 'de.po'), pot],
+                                    capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stderr)
+        result = subprocess.run(['msgfmt', '--check', '--statistics', '-o', '/dev/null',
+                                 os.path.join(SOURCE_DIR, 'po', 'de.po')], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn('untranslated', result.stderr)
+        self.assertNotIn('fuzzy', result.stderr)
+
+    def test_merged_files_are_translated(self):
+        desktop = read_ini(os.path.join(BUILD_DIR, 'data', 'org.gnome.SessionRestore.desktop'))
+        self.assertEqual(desktop['Desktop Entry']['Name[de]'], 'Sitzungswiederherstellung')
+        policy = ET.parse(os.path.join(BUILD_DIR, 'data', 'org.gnome.SessionRestore.policy')).getroot()
+        messages = {m.get('{http://www.w3.org/XML/1998/namespace}lang'): m.text
+                    for m in policy.find("action[@id='org.gnome.SessionRestore.clear']").findall('message')}
+        self.assertIn('Legitimierung', messages['de'])
+
+
 class PotfilesTest(unittest.TestCase):
     """A source file with translatable strings that POTFILES.in misses
     would never be translated."""

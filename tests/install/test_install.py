@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import SOURCE_DIR, Bus, Gio, GLib  # noqa: E402
+from srtest import Bus, Gio, GLib, install_project  # noqa: E402
 
 EXPECTED = [
     'libexec/session-restore-policyd',
@@ -30,6 +30,7 @@ EXPECTED = [
     'share/man/man8/session-restore-policyd.8',
     'share/man/man1/session-restore-panel.1',
     'share/help/C/session-restore/index.page',
+    'share/locale/de/LC_MESSAGES/session-restore.mo',
     'share/help/C/session-restore/examples/keep-one-day.keyfile',
 ]
 
@@ -38,14 +39,7 @@ class InstallTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = tempfile.mkdtemp(prefix='sr-install-')
-        cls.prefix = os.path.join(cls.root, 'prefix')
-        build = os.path.join(cls.root, 'build')
-        for command in (['meson', 'setup', build, SOURCE_DIR, f'--prefix={cls.prefix}',
-                         '--libdir=lib', '-Dtests=false'],
-                        ['meson', 'install', '-C', build, '--quiet']):
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
-                raise AssertionError(f'{command}: {result.stdout}\n{result.stderr}')
+        cls.prefix = install_project(cls.root)
 
     @classmethod
     def tearDownClass(cls):

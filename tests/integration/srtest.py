@@ -71,6 +71,20 @@ def remote_error(exc):
     return None
 
 
+def install_project(root):
+    """Builds and installs the project into root/prefix, as a distribution
+    would (-Dtests=false); returns the prefix."""
+    prefix = os.path.join(root, 'prefix')
+    build = os.path.join(root, 'build')
+    for command in (['meson', 'setup', build, SOURCE_DIR, f'--prefix={prefix}',
+                     '--libdir=lib', '-Dtests=false'],
+                    ['meson', 'install', '-C', build, '--quiet']):
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise AssertionError(f'{command}: {result.stdout}\n{result.stderr}')
+    return prefix
+
+
 def files_under(root):
     """Every regular file below root (links and dot-files left out), with its bytes."""
     files = {}

@@ -43,6 +43,7 @@ class PanelTestCase(unittest.TestCase):
     locks = ()
     start_policyd = True
     panel_env = {}
+    panel_path = PANEL
 
     @classmethod
     def setUpClass(cls):
@@ -60,7 +61,7 @@ class PanelTestCase(unittest.TestCase):
         Atspi.get_desktop(0).get_child_count()
         env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
         cls.panel_log = open(os.path.join(cls.s.root, 'panel.log'), 'w')
-        cls.panel = subprocess.Popen([PANEL], env=env, stdout=cls.panel_log, stderr=subprocess.STDOUT)
+        cls.panel = subprocess.Popen([cls.panel_path], env=env, stdout=cls.panel_log, stderr=subprocess.STDOUT)
         try:
             cls.app = cls.wait_for_app()
         except AssertionError:

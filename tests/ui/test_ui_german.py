@@ -1,0 +1,39 @@
+"""The installed panel in German: under LANG=de_DE.UTF-8 it shows the
+German translation. The locale is compiled into a private LOCPATH and the
+project installed into a temporary prefix (where the catalogue is), so
+nothing on the machine changes."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from srtest import install_project
+from uitest import PanelTestCase
+
+
+class GermanTest(PanelTestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.install_root = tempfile.mkdtemp(prefix='sr-german-')
+        prefix = install_project(cls.install_root)
+        cls.panel_path = os.path.join(prefix, 'bin', 'session-restore-panel')
+        locales = os.path.join(cls.install_root, 'locales')
+        os.makedirs(locales)
+        subprocess.run(['localedef', '-i', 'de_DE', '-f', 'UTF-8',
+                        os.path.join(locales, 'de_DE.UTF-8')], check=True, capture_output=True)
+        cls.panel_env = {'LANG': 'de_DE.UTF-8', 'LC_ALL': 'de_DE.UTF-8', 'LOCPATH': locales}
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.install_root, ignore_errors=True)
+
+    def test_shows_german(self):
+        self.find('check box', 'Apps speichern und wiederherstellen')
+        self.find('label', 'Wann wiederherstellen')
+        self.find('label', 'Gespeicherten Zustand behalten für')
+        self.find('page tab', 'Einstellungen')
+        self.find('label', '30 Tage')
+        self.assertFalse(self.find_all('label', 'When to Restore'))
+        self.screenshot('german')
