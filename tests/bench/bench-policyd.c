@@ -1,0 +1,368 @@
+/* bench-policyd.c: policyd against a do-nothing D-Bus service
+ *
+ * Run by bench_policyd.py, which provides a private session (HOME, dconf,
+ * session bus). Measures, in one run on one bus: call latency (median,
+ * p99) of CheckRestore and CheckSave against a do-nothing method of a
+ * minimal GDBus service built here, Peer.Ping to policyd and
+ * xdg-permission-store's Lookup; throughput with 16 clients; cold start;
+ * resident memory after start and after 1,000,000 calls; CheckRestore with
+ * 10,000 excluded apps against none. Prints ratios with PASS/FAIL.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <gio/gio.h>
+
+#define MINIMAL_NAME "org.gnome.SessionRestore.Bench"
+#define MINIMAL_PATH "/org/gnome/SessionRestore/Bench"
+#define STORE_NAME "org.freedesktop.impl.portal.PermissionStore"
+#define STORE_PATH "/org/freedesktop/impl/portal/PermissionStore"
+
+static int calls = 20000;
+static int warmup = 2000;
+
+/* -- The minimal service: the floor for a GDBus service ------------------- */
+
+static const char minimal_xml[] =
+  "<node><interface name='" MINIMAL_NAME "'>"
+  "  <method name='Nothing'><arg type='s' direction='in'/><arg type='u' direction='in'/>"
+  "    <arg type='a{sv}' direction='in'/><arg type='u' direction='out'/><arg type='s' direction='out'/></method>"
+  "</interface></node>";
+
+static void
+minimal_method_call (GDBusConnection *bus, const char *sender, const char *path,
+                     const char *iface, const char *method, GVariant *params,
+                     GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(us)", 1, "allowed"));
+}
+
+static void
+on_minimal_bus_acquired (GDBusConnection *bus, const char *name, gpointer user_data)
+{
+  static const GDBusInterfaceVTable vtable = { minimal_method_call, NULL, NULL, { 0 } };
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (minimal_xml, NULL);
+
+  g_dbus_connection_register_object (bus, MINIMAL_PATH, info->interfaces[0], &vtable,
+                                     NULL, NULL, NULL);
+}
+
+static int
+run_minimal_service (void)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+
+  g_bus_own_name (G_BUS_TYPE_SESSION, MINIMAL_NAME, G_BUS_NAME_OWNER_FLAGS_NONE,
+                  on_minimal_bus_acquired, NULL, NULL, NULL, NULL);
+  g_main_loop_run (loop);
+  return 0;
+}
+
+/* -- Measuring -------------------------------------------------------------- */
+
+typedef struct {
+  const char *dest, *path, *iface, *method;
+  GVariant *params;   /* (owned) */
+} Call;
+
+static gint64
+call_once (GDBusConnection *bus, const Call *c, GError **error)
+{
+  gint64 start = g_get_monotonic_time ();
+  g_autoptr(GVariant) reply = g_dbus_connection_call_sync (bus, c->dest, c->path, c->iface, c->method,
+                                                           c->params ? g_variant_ref (c->params) : NULL,
+                                                           NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                                           10000, NULL, error);
+  return reply != NULL ? g_get_monotonic_time () - start : -1;
+}
+
+static int
+compare_int64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+typedef struct { double median, p99; } Latency;
+
+static Latency
+measure_latency (GDBusConnection *bus, const Call *c)
+{
+  g_autoptr(GArray) times = g_array_sized_new (FALSE, FALSE, sizeof (gint64), calls);
+  Latency result;
+
+  for (int i = 0; i < warmup + calls; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 t = call_once (bus, c, &error);
+
+      if (t < 0)
+        g_error ("%s.%s failed: %s", c->iface, c->method, error->message);
+      if (i >= warmup)
+        g_array_append_val (times, t);
+    }
+  g_array_sort (times, compare_int64);
+  result.median = g_array_index (times, gint64, calls / 2);
+  result.p99 = g_array_index (times, gint64, (calls * 99) / 100);
+  return result;
+}
+
+typedef struct {
+  const Call *call;
+  const char *address;
+  int count;
+} ThreadArgs;
+
+static gpointer
+client_thread (gpointer data)
+{
+  ThreadArgs *args = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus =
+    g_dbus_connection_new_for_address_sync (args->address,
+                                            G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                            G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                            NULL, NULL, &error);
+  if (bus == NULL)
+    g_error ("%s", error->message);
+  for (int i = 0; i < args->count; i++)
+    if (call_once (bus, args->call, &error) < 0)
+      g_error ("%s", error->message);
+  return NULL;
+}
+
+/* Calls per second with @clients connections, each on its own thread. */
+static double
+measure_throughput (const Call *c, int clients, int per_client)
+{
+  const char *address = g_getenv ("DBUS_SESSION_BUS_ADDRESS");
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+  ThreadArgs args = { c, address, per_client };
+  gint64 start = g_get_monotonic_time ();
+
+  for (int i = 0; i < clients; i++)
+    g_ptr_array_add (threads, g_thread_new ("client", client_thread, &args));
+  for (guint i = 0; i < threads->len; i++)
+    g_thread_join (threads->pdata[i]);
+  return (double) clients * per_client / ((g_get_monotonic_time () - start) / 1e6);
+}
+
+static GPid
+spawn (char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  if (!g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                      NULL, NULL, &pid, &error))
+    g_error ("%s", error->message);
+  return pid;
+}
+
+static void
+stop (GPid pid)
+{
+  kill (pid, SIGTERM);
+  waitpid (pid, NULL, 0);
+  g_spawn_close_pid (pid);
+}
+
+/* Exec to the first answer: spawn, then call until a reply comes. */
+static double
+cold_start (GDBusConnection *bus, char **argv, const Call *c, GPid *out_pid)
+{
+  gint64 start = g_get_monotonic_time ();
+  GPid pid = spawn (argv);
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      if (call_once (bus, c, &error) >= 0)
+        break;
+      g_usleep (200);
+    }
+  if (out_pid != NULL)
+    *out_pid = pid;
+  else
+    stop (pid);
+  return (g_get_monotonic_time () - start) / 1000.0;
+}
+
+static double
+rss_mib (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", pid);
+  g_autofree char *contents = NULL;
+  const char *line;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL) ||
+      (line = strstr (contents, "VmRSS:")) == NULL)
+    return -1;
+  return g_ascii_strtod (line + strlen ("VmRSS:"), NULL) / 1024.0;
+}
+
+static double
+median_of (double *v, int n)
+{
+  g_autofree double *copy = g_memdup2 (v, n * sizeof (double));
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (copy[j] < copy[i]) { double t = copy[i]; copy[i] = copy[j]; copy[j] = t; }
+  return copy[n / 2];
+}
+
+static gboolean all_pass = TRUE;
+
+static void
+report (const char *what, double ratio, double target, gboolean at_most)
+{
+  gboolean pass = at_most ? ratio <= target : ratio >= target;
+
+  all_pass &= pass;
+  g_print ("  %-58s %6.3fx  target %s %.2fx  %s\n", what, ratio, at_most ? "<=" : ">=",
+           target, pass ? "PASS" : "FAIL");
+}
+
+/* Through dconf load on stdin: 10,000 ids do not fit on a command line. */
+static void
+set_exclusions (int n)
+{
+  g_autoptr(GString) keyfile = g_string_new ("[/]\nexcluded-apps=");
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_string_append (keyfile, n == 0 ? "@as []" : "[");
+  for (int i = 0; i < n; i++)
+    g_string_append_printf (keyfile, "%s'org.example.Excluded%05d'", i ? ", " : "", i);
+  if (n > 0)
+    g_string_append (keyfile, "]");
+  g_string_append (keyfile, "\n");
+
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error,
+                              "dconf", "load", "/org/gnome/session-restore/", NULL);
+  if (process == NULL ||
+      !g_subprocess_communicate_utf8 (process, keyfile->str, NULL, NULL, NULL, &error) ||
+      !g_subprocess_get_successful (process))
+    g_error ("dconf load: %s", error ? error->message : "failed");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  const char *policyd = g_getenv ("SR_BENCH_POLICYD");
+  const char *store = g_getenv ("SR_BENCH_PERMISSION_STORE");
+  char *self_argv[] = { argv[0], (char *) "--minimal", NULL };
+  char *policyd_argv[] = { (char *) policyd, NULL };
+  char *store_argv[] = { (char *) store, (char *) "--replace", NULL };
+  GVariantDict options;
+  Call nothing, ping, check_restore, check_save, lookup;
+  Latency l_nothing, l_ping, l_restore, l_save, l_lookup, l_excl, l_none;
+  double cold_minimal[5], cold_policyd[5], tp_minimal, tp_policyd;
+  double rss_minimal, rss_start, rss_after;
+  GPid minimal_pid, policyd_pid, store_pid;
+  const int million = g_getenv ("SR_BENCH_QUICK") ? 100000 : 1000000;
+
+  if (argc > 1 && g_str_equal (argv[1], "--minimal"))
+    return run_minimal_service ();
+  if (g_getenv ("SR_BENCH_CALLS"))
+    calls = atoi (g_getenv ("SR_BENCH_CALLS"));
+  if (policyd == NULL || store == NULL)
+    g_error ("run me through bench_policyd.py");
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+
+  g_variant_dict_init (&options, NULL);
+  g_variant_dict_insert (&options, "saved-at", "x", g_get_real_time () - G_USEC_PER_SEC);
+  check_restore = (Call) { SR_BUS_NAME, SR_OBJECT_PATH, SR_BUS_NAME, "CheckRestore",
+                           g_variant_ref_sink (g_variant_new ("(su@a{sv})", "org.example.App", 3,
+                                                              g_variant_dict_end (&options))) };
+  nothing = (Call) { MINIMAL_NAME, MINIMAL_PATH, MINIMAL_NAME, "Nothing",
+                     g_variant_ref_sink (g_variant_new ("(su@a{sv})", "org.example.App", 3,
+                                                        g_variant_get_child_value (check_restore.params, 2))) };
+  check_save = (Call) { SR_BUS_NAME, SR_OBJECT_PATH, SR_BUS_NAME, "CheckSave",
+                        g_variant_ref_sink (g_variant_new ("(s)", "org.example.App")) };
+  ping = (Call) { SR_BUS_NAME, SR_OBJECT_PATH, "org.freedesktop.DBus.Peer", "Ping", NULL };
+  lookup = (Call) { STORE_NAME, STORE_PATH, STORE_NAME, "Lookup",
+                    g_variant_ref_sink (g_variant_new ("(ss)", "bench", "org.example.App")) };
+
+  /* Cold start first, on a quiet bus. */
+  for (int i = 0; i < 5; i++)
+    {
+      cold_minimal[i] = cold_start (bus, self_argv, &nothing, NULL);
+      cold_policyd[i] = cold_start (bus, policyd_argv, &check_restore, NULL);
+    }
+
+  cold_start (bus, self_argv, &nothing, &minimal_pid);
+  cold_start (bus, policyd_argv, &check_restore, &policyd_pid);
+  store_pid = spawn (store_argv);
+  {
+    /* A table entry to look up, as a portal would have. */
+    g_autoptr(GVariant) r = NULL;
+    for (int tries = 0; r == NULL && tries < 500; tries++, g_usleep (10000))
+      {
+        g_clear_error (&error);
+        r = g_dbus_connection_call_sync (bus, STORE_NAME, STORE_PATH, STORE_NAME, "SetValue",
+                                         g_variant_new ("(sbsv)", "bench", TRUE, "org.example.App",
+                                                        g_variant_new_boolean (TRUE)),
+                                         NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL, &error);
+      }
+    if (r == NULL)
+      g_error ("permission store: %s", error->message);
+  }
+
+  rss_minimal = rss_mib (minimal_pid);
+  rss_start = rss_mib (policyd_pid);
+
+  l_nothing = measure_latency (bus, &nothing);
+  l_ping = measure_latency (bus, &ping);
+  l_restore = measure_latency (bus, &check_restore);
+  l_save = measure_latency (bus, &check_save);
+  l_lookup = measure_latency (bus, &lookup);
+
+  tp_minimal = measure_throughput (&nothing, 16, calls / 16 * 4);
+  tp_policyd = measure_throughput (&check_restore, 16, calls / 16 * 4);
+
+  l_none = measure_latency (bus, &check_restore);
+  set_exclusions (10000);
+  g_usleep (500000);
+  l_excl = measure_latency (bus, &check_restore);
+  set_exclusions (0);
+
+  measure_throughput (&check_restore, 16, million / 16);
+  rss_after = rss_mib (policyd_pid);
+
+  g_print ("latency, %d calls after %d warm-up (µs)          median      p99\n", calls, warmup);
+  g_print ("  minimal service, do-nothing method            %8.1f %8.1f\n", l_nothing.median, l_nothing.p99);
+  g_print ("  policyd Peer.Ping                             %8.1f %8.1f\n", l_ping.median, l_ping.p99);
+  g_print ("  policyd CheckRestore                          %8.1f %8.1f\n", l_restore.median, l_restore.p99);
+  g_print ("  policyd CheckSave                             %8.1f %8.1f\n", l_save.median, l_save.p99);
+  g_print ("  xdg-permission-store Lookup                   %8.1f %8.1f\n", l_lookup.median, l_lookup.p99);
+  g_print ("  CheckRestore, no exclusions / 10,000          %8.1f %8.1f\n", l_none.median, l_excl.median);
+  g_print ("throughput, 16 clients (calls/s): minimal %.0f, policyd CheckRestore %.0f\n", tp_minimal, tp_policyd);
+  g_print ("cold start, exec to first answer (ms, median of 5): minimal %.1f, policyd %.1f\n",
+           median_of (cold_minimal, 5), median_of (cold_policyd, 5));
+  g_print ("resident memory (MiB): minimal %.1f; policyd after start %.1f, after %d calls %.1f\n",
+           rss_minimal, rss_start, million, rss_after);
+  g_print ("targets\n");
+  report ("CheckRestore median / do-nothing method", l_restore.median / l_nothing.median, 1.10, TRUE);
+  report ("CheckSave median / do-nothing method", l_save.median / l_nothing.median, 1.10, TRUE);
+  report ("CheckRestore median / Peer.Ping", l_restore.median / l_ping.median, 1.10, TRUE);
+  report ("CheckRestore median / xdg-permission-store Lookup", l_restore.median / l_lookup.median, 1.00, TRUE);
+  report ("throughput / minimal service", tp_policyd / tp_minimal, 0.90, FALSE);
+  report ("cold start / minimal service", median_of (cold_policyd, 5) / median_of (cold_minimal, 5), 1.50, TRUE);
+  report ("memory after start / minimal service", rss_start / rss_minimal, 1.30, TRUE);
+  report ("memory after calls / after start (growth)", rss_after / rss_start, 1.05, TRUE);
+  report ("CheckRestore, 10,000 exclusions / none", l_excl.median / l_none.median, 1.05, TRUE);
+
+  stop (store_pid);
+  stop (policyd_pid);
+  stop (minimal_pid);
+  return all_pass ? 0 : 1;
+}
