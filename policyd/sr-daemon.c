@@ -628,8 +628,10 @@ on_settings_properties_changed_cb (SrSettings  *settings,
     return;
 
   for (guint i = 0; names[i] != NULL; i++)
-    g_variant_builder_add (&changed, "{s@v}", names[i],
-                           g_variant_new_variant (sr_settings_get_property (settings, names[i])));
+    {
+      g_autoptr(GVariant) value = sr_settings_get_property (settings, names[i]);
+      g_variant_builder_add (&changed, "{sv}", names[i], value);
+    }
 
   if (!g_dbus_connection_emit_signal (self->bus, NULL, SR_OBJECT_PATH,
                                       "org.freedesktop.DBus.Properties",

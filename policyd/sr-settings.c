@@ -88,6 +88,7 @@ key_is_writable (SrSettings *self,
   return TRUE;
 }
 
+/* Returns a new (non-floating) reference. */
 static GVariant *
 compute_property (SrSettings *self,
                   Prop        prop)
@@ -95,10 +96,10 @@ compute_property (SrSettings *self,
   switch (prop)
     {
     case PROP_VERSION:
-      return g_variant_new_uint32 (SR_API_VERSION);
+      return g_variant_ref_sink (g_variant_new_uint32 (SR_API_VERSION));
 
     case PROP_ENABLED:
-      return g_variant_new_boolean (self->policy.enabled);
+      return g_variant_ref_sink (g_variant_new_boolean (self->policy.enabled));
 
     case PROP_LOCKED_SETTINGS:
       {
@@ -109,7 +110,7 @@ compute_property (SrSettings *self,
           if (props[i].key != NULL && !key_is_writable (self, props[i].key))
             g_strv_builder_add (builder, props[i].key);
         locked = g_strv_builder_end (builder);
-        return g_variant_new_strv ((const char * const *) locked, -1);
+        return g_variant_ref_sink (g_variant_new_strv ((const char * const *) locked, -1));
       }
 
     case PROP_LOGIN_RESTORE:
@@ -215,7 +216,7 @@ refresh (SrSettings *self)
 
   for (Prop i = 0; i < N_PROPS; i++)
     {
-      g_autoptr(GVariant) value = g_variant_ref_sink (compute_property (self, i));
+      g_autoptr(GVariant) value = compute_property (self, i);
 
       if (self->values[i] != NULL && g_variant_equal (self->values[i], value))
         continue;

@@ -80,12 +80,14 @@ sr_state_file_load (const char          *path,
   }
 }
 
+/* @value: (transfer floating) */
 gboolean
 sr_state_file_save (const char  *path,
                     GVariant    *value,
                     GError     **error)
 {
-  g_autoptr(GVariant) normal = g_variant_get_normal_form (value);
+  g_autoptr(GVariant) owned = g_variant_ref_sink (value);
+  g_autoptr(GVariant) normal = g_variant_get_normal_form (owned);
   g_autofree char *dir = g_path_get_dirname (path);
   g_autoptr(GError) local_error = NULL;
   int dir_fd;
