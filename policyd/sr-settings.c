@@ -54,8 +54,6 @@ static const struct {
   [PROP_LOCKED_SETTINGS] = { "LockedSettings", NULL },
 };
 
-static const char *property_names[N_PROPS + 1];
-
 struct _SrSettings {
   GObject parent_instance;
 
@@ -299,9 +297,6 @@ sr_settings_class_init (SrSettingsClass *klass)
     g_signal_new ("state-to-clear", G_TYPE_FROM_CLASS (klass),
                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRV);
-
-  for (guint i = 0; i < N_PROPS; i++)
-    property_names[i] = props[i].property;
 }
 
 static void
@@ -345,13 +340,6 @@ const SrPolicy *
 sr_settings_get_policy (SrSettings *self)
 {
   return &self->policy;
-}
-
-const char * const *
-sr_settings_list_properties (void)
-{
-  g_type_ensure (SR_TYPE_SETTINGS);
-  return property_names;
 }
 
 GVariant *

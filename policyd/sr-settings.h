@@ -16,8 +16,6 @@ G_DECLARE_FINAL_TYPE (SrSettings, sr_settings, SR, SETTINGS, GObject)
 SrSettings     *sr_settings_new               (GError             **error);
 const SrPolicy *sr_settings_get_policy        (SrSettings          *self);
 
-/* D-Bus property names, in the interface's order, NULL-terminated. */
-const char * const *sr_settings_list_properties (void);
 GVariant       *sr_settings_get_property      (SrSettings          *self,
                                                const char          *property);
 
