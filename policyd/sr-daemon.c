@@ -294,7 +294,7 @@ on_settings_cleared_cb (GObject      *source,
                         GAsyncResult *result,
                         gpointer      user_data)
 {
-  g_autoptr(GVariant) report = sr_storage_remove_finish (NULL, result, NULL);
+  g_autoptr(GVariant) report = sr_storage_finish (NULL, result, NULL);
 
   log_removal ("Opt-out", report);
 }
@@ -318,19 +318,20 @@ check_clear (SrDaemon  *self,
   return sr_app_id_list_validate (apps, error);
 }
 
+/* The reply to Clear (a report) or ListStoredState (a listing). */
 static void
-on_cleared_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+on_storage_answer_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
   g_autoptr(GDBusMethodInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) report = sr_storage_remove_finish (NULL, result, &error);
+  g_autoptr(GVariant) answer = sr_storage_finish (NULL, result, &error);
 
-  if (report == NULL)
+  if (answer == NULL)
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
-    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a{sv})", report));
+    g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&answer, 1));
 }
 
 static void
@@ -342,7 +343,7 @@ run_clear (SrDaemon              *self,
   g_autoptr(GError) error = NULL;
 
   g_variant_get (params, "(^a&s)", &apps);
-  if (!clear_state (self, apps, TRUE, on_cleared_cb, g_object_ref (invocation), &error))
+  if (!clear_state (self, apps, TRUE, on_storage_answer_cb, g_object_ref (invocation), &error))
     {
       g_object_unref (invocation);
       g_dbus_method_invocation_return_gerror (invocation, error);
@@ -350,26 +351,11 @@ run_clear (SrDaemon              *self,
 }
 
 static void
-on_listed_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GDBusMethodInvocation) invocation = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) apps = sr_storage_list_finish (NULL, result, &error);
-
-  if (apps == NULL)
-    g_dbus_method_invocation_return_gerror (invocation, error);
-  else
-    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(sa{sv}))", apps));
-}
-
-static void
 run_list_stored_state (SrDaemon              *self,
                        GVariant              *params,
                        GDBusMethodInvocation *invocation)
 {
-  sr_storage_list_async (self->storage, on_listed_cb, g_object_ref (invocation));
+  sr_storage_list_async (self->storage, on_storage_answer_cb, g_object_ref (invocation));
 }
 
 static void
@@ -377,7 +363,7 @@ on_maintained_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(GVariant) report = sr_storage_remove_finish (NULL, result, NULL);
+  g_autoptr(GVariant) report = sr_storage_finish (NULL, result, NULL);
 
   log_removal (user_data, report);
 }

@@ -221,14 +221,6 @@ sr_storage_list_async (SrStorage           *self,
   queue (self, job, sr_storage_list_async, callback, user_data);
 }
 
-GVariant *
-sr_storage_list_finish (SrStorage     *self,
-                        GAsyncResult  *result,
-                        GError       **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 void
 sr_storage_remove_async (SrStorage           *self,
                          const char * const  *apps,
@@ -250,9 +242,9 @@ sr_storage_remove_async (SrStorage           *self,
 }
 
 GVariant *
-sr_storage_remove_finish (SrStorage     *self,
-                          GAsyncResult  *result,
-                          GError       **error)
+sr_storage_finish (SrStorage     *self,
+                   GAsyncResult  *result,
+                   GError       **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }

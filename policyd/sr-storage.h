@@ -15,15 +15,13 @@ void       sr_storage_free           (SrStorage           *self);
 void       sr_storage_list_async     (SrStorage           *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
-GVariant  *sr_storage_list_finish    (SrStorage           *self,
-                                      GAsyncResult        *result,
-                                      GError             **error);
 void       sr_storage_remove_async   (SrStorage           *self,
                                       const char * const  *apps,
                                       gint64               older_than,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
-GVariant  *sr_storage_remove_finish  (SrStorage           *self,
+/* Finishes a list or a remove: the listing or the report. */
+GVariant  *sr_storage_finish         (SrStorage           *self,
                                       GAsyncResult        *result,
                                       GError             **error);
 void       sr_storage_barrier_async  (SrStorage           *self,
