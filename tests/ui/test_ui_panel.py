@@ -5,7 +5,7 @@ import time
 
 from simulator import Simulator
 from srtest import GLib
-from uitest import APPS, Atspi, PanelTestCase
+from uitest import APPS, Atspi, PanelTestCase, write_desktop_files
 
 EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
 
@@ -14,6 +14,8 @@ class PanelTest(PanelTestCase):
     @classmethod
     def prepare(cls):
         cls.sim = Simulator(cls.s)
+        # Its id sorts first, its name last: the list must go by name.
+        write_desktop_files(cls.s, {'org.example.Aardvark': 'Zoo Keeper'})
 
     def tearDown(self):
         # A failed case must not leave a dialog over the next one.
@@ -91,6 +93,15 @@ class PanelTest(PanelTestCase):
         self.assertTrue(any(EDITOR in n for n in self.state_files()))
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
         self.find('label', 'Forgot the saved state of Files')
+
+    def test_apps_sorted_by_name(self):
+        self.show_view('Apps')
+        self.find('check box', 'Save and restore Zoo Keeper')
+        prefix = 'Save and restore '
+        names = [n.get_name()[len(prefix):] for n in self.find_all('check box', prefix)]
+        ours = [n for n in names if n in ('Files', 'Terminal', 'Text Editor', 'Zoo Keeper')]
+        self.assertEqual(ours, ['Files', 'Terminal', 'Text Editor', 'Zoo Keeper'])
+        self.assertEqual(names, sorted(names, key=str.casefold))
 
     def test_search_filters_by_name_and_id(self):
         self.show_view('Apps')
