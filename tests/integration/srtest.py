@@ -25,6 +25,8 @@ SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
 PYTHON = '/usr/bin/python3'
+POLKITD = '/usr/lib/polkit-1/polkitd'
+NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
 
 BUS_NAME = 'org.gnome.SessionRestore.Policy'
 OBJECT_PATH = '/org/gnome/SessionRestore/Policy'
@@ -265,10 +267,12 @@ class Session:
 
     # -- policyd -----------------------------------------------------------
 
-    def start_policyd(self, *args, wait=True):
+    def start_policyd(self, *args, wait=True, prefix=()):
+        """prefix: a command that execs the rest (e.g. unshare), outermost."""
         command = [POLICYD, *args]
         if os.environ.get('SR_POLICYD_WRAPPER'):
             command = os.environ['SR_POLICYD_WRAPPER'].split() + command
+        command = list(prefix) + command
         self.policyd_log = open(os.path.join(self.root, 'policyd.log'), 'a')
         process = subprocess.Popen(command, env=self.env, stdout=self.policyd_log,
                                    stderr=subprocess.STDOUT)
@@ -397,6 +401,61 @@ class Session:
         if getattr(self, 'policyd_log', None):
             self.policyd_log.close()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class RealPolkit:
+    """The real polkitd on a Session's system bus, reading the project's
+    .policy and the .rules files of rules_dir. polkitd only reads its fixed
+    directories, so it runs in a mount namespace where those are
+    bind-mounted from the test's own; nothing on the machine is changed.
+    Needs root. Without logind every subject is in no session (polkit
+    applies allow_any), and uid 0 is always authorized: use NOBODY."""
+
+    def __init__(self, session):
+        self.s = session
+        self.actions = os.path.join(session.root, 'polkit-actions')
+        self.rules_dir = os.path.join(session.root, 'polkit-rules')
+        for d in (self.actions, self.rules_dir):
+            os.makedirs(d)
+            os.chmod(d, 0o755)
+        shutil.copy(os.path.join(BUILD_DIR, 'data', 'org.gnome.SessionRestore.policy'), self.actions)
+        self.process = subprocess.Popen(
+            ['unshare', '--mount', '--propagation', 'private', 'sh', '-ec',
+             f'mount --bind {self.actions} /usr/share/polkit-1/actions; '
+             f'mount --bind {self.rules_dir} /etc/polkit-1/rules.d; '
+             f'exec {POLKITD} --no-debug'],
+            env=session.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.system = session.system_bus.connect()
+        session.wait_for_name(self.system, 'org.freedesktop.PolicyKit1')
+
+    def write_rules(self, name, text):
+        """Replaces a .rules file atomically; polkitd reloads on its own time."""
+        path = os.path.join(self.rules_dir, name)
+        with open(path + '.tmp', 'w') as f:
+            f.write(text)
+        os.chmod(path + '.tmp', 0o644)
+        os.rename(path + '.tmp', path)
+
+    def check_process(self, pid, uid, action):
+        """polkit's answer for a process, without interaction:
+        (is_authorized, is_challenge)."""
+        with open(f'/proc/{pid}/stat') as f:
+            start_time = int(f.read().rpartition(')')[2].split()[19])
+        subject = ('unix-process', {'pid': GLib.Variant('u', pid),
+                                    'start-time': GLib.Variant('t', start_time),
+                                    'uid': GLib.Variant('i', uid)})
+        reply = self.system.call_sync(
+            'org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+            'org.freedesktop.PolicyKit1.Authority', 'CheckAuthorization',
+            GLib.Variant('((sa{sv})sa{ss}us)', (subject, action, {}, 0, '')),
+            None, Gio.DBusCallFlags.NONE, 10000, None)
+        authorized, challenge, _ = reply.unpack()[0]
+        return authorized, challenge
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
 
 
 class PolicydTestCase(unittest.TestCase):
