@@ -4,7 +4,7 @@ import signal
 import subprocess
 import xml.etree.ElementTree as ET
 
-from srtest import BUS_NAME, OBJECT_PATH, IFACE, POLICYD, SOURCE_DIR, PolicydTestCase
+from srtest import BUS_NAME, OBJECT_PATH, IFACE, POLICYD, SOURCE_DIR, SLOW, PolicydTestCase
 
 
 class LifecycleTest(PolicydTestCase):
@@ -15,7 +15,7 @@ class LifecycleTest(PolicydTestCase):
     def test_second_instance_without_replace_exits(self):
         first = self.s.policyd
         second = self.s.start_policyd(wait=False)
-        self.assertEqual(second.wait(20), 1)
+        self.assertEqual(second.wait(20 * SLOW), 1)
         self.assertIn('--replace', self.s.log())
         self.assertEqual(self.s.owner_pid(), first.pid)
         self.assertAlive()
@@ -24,13 +24,13 @@ class LifecycleTest(PolicydTestCase):
         first = self.s.policyd
         second = self.s.start_policyd('--replace', wait=False)
         self.s.wait_for_owner(second.pid)
-        self.assertEqual(first.wait(20), 0)
+        self.assertEqual(first.wait(20 * SLOW), 0)
         self.s.policyd = second
         self.assertAlive()
 
     def test_exits_when_bus_goes_away(self):
         self.s.session_bus.stop()
-        self.assertEqual(self.s.policyd.wait(20), 0)
+        self.assertEqual(self.s.policyd.wait(20 * SLOW), 0)
         self.s.policyd = None
 
     def test_introspection_matches_contract(self):

@@ -1,7 +1,7 @@
 """polkit through python-dbusmock's polkitd template."""
 import subprocess
 
-from srtest import GLib, Gio, PolicydTestCase
+from srtest import GLib, Gio, SLOW, PolicydTestCase
 
 CONFIGURE = 'org.gnome.SessionRestore.configure'
 
@@ -73,7 +73,7 @@ class MockPolkitTest(PolicydTestCase):
             'org.gnome.SessionRestore.Policy', '/org/gnome/SessionRestore/Policy',
             'org.gnome.SessionRestore.Policy', 'SetSetting',
             GLib.Variant('(sv)', ('max-age-days', GLib.Variant('i', 7))), None,
-            Gio.DBusCallFlags.NONE, 20000, None,
+            Gio.DBusCallFlags.NONE, 20000 * SLOW, None,
             lambda conn, res: pending.append(conn.call_finish(res)))
         self.s.settle(0.2)
         self.assertEqual(self.s.check_save('org.example.App'), (1, 'allowed'))
