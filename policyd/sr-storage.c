@@ -83,6 +83,9 @@ list_all (SrStorage *self)
       g_variant_dict_insert (&dict, "bytes", "t", u->bytes);
       g_variant_dict_insert (&dict, "entries", "u", u->entries);
       g_variant_dict_insert (&dict, "last-saved", "x", u->last_saved);
+      /* Only a count that is complete: a part would look like all. */
+      if (u->gtk_files > 0 && u->gtk_files_not_counted == 0)
+        g_variant_dict_insert (&dict, "windows", "u", u->windows);
       g_variant_dict_insert_value (&dict, "stores",
                                    g_variant_new_strv ((const char * const *) u->stores->pdata,
                                                        u->stores->len));

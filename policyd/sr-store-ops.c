@@ -8,6 +8,13 @@
  * parse is reported and skipped; nothing here gives up on a whole store
  * for one bad file.
  *
+ * Listing looks into GTK state files to count their windows. Reading and
+ * checking one costs several times what listing it does, so a listing of
+ * one store looks into at most LIST_GTK_FILES files of at most
+ * LIST_GTK_MAX_SIZE bytes each, LIST_GTK_BYTES in all: a user's few hundred
+ * files are all counted, and a tree of ten thousand is still listed
+ * quickly. An app whose files were not all counted gets no window count.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-store"
@@ -26,7 +33,16 @@
 #include "sr-app-id.h"
 #include "sr-error.h"
 #include "sr-gnome-session.h"
+#include "sr-gtk-state.h"
 #include "sr-store-ops.h"
+
+#define LIST_GTK_MAX_SIZE (64 * 1024)
+#define LIST_GTK_FILES 1000
+#define LIST_GTK_BYTES (4 * 1024 * 1024)
+
+/* What add_usage() is told about an entry's windows. */
+#define WINDOWS_NOT_COUNTED -1   /* a GTK state file that was not looked into */
+#define WINDOWS_NONE        -2   /* not a GTK state file */
 
 void
 sr_app_usage_free (SrAppUsage *usage)
@@ -189,6 +205,49 @@ foreach_entry (int         dir_fd,
   closedir (dir);
 }
 
+/* Reads the regular file @name below @dir_fd, of at most @max_size bytes.
+ * Never follows a link, and never waits on a FIFO put there meanwhile. */
+static GBytes *
+read_file_at (int           dir_fd,
+              const char   *name,
+              gsize         max_size,
+              struct stat  *st,
+              GError      **error)
+{
+  g_autofree char *data = NULL;
+  gsize done = 0;
+  int fd;
+
+  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                           g_strerror (saved_errno));
+      return NULL;
+    }
+  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || (guint64) st->st_size > max_size)
+    {
+      close (fd);
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                           "not a readable state file");
+      return NULL;
+    }
+
+  data = g_malloc (st->st_size + 1);
+  while (done < (gsize) st->st_size)
+    {
+      gssize n = read (fd, data + done, st->st_size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += n;
+    }
+  close (fd);
+  return g_bytes_new_take (g_steal_pointer (&data), done);
+}
+
 /* -- What one pass over a store does with each file ---------------------- */
 
 typedef struct {
@@ -199,14 +258,18 @@ typedef struct {
   gint64 older_than;
   SrStoreReport *report;        /* removing */
   GPtrArray *errors;
+  guint gtk_files_left;         /* listing: what may still be read */
+  guint64 gtk_bytes_left;
 } Pass;
 
+/* @windows: a count, WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
 static void
 add_usage (Pass       *pass,
            const char *app_id,
            guint       entries,
            guint64     bytes,
-           gint64      saved)
+           gint64      saved,
+           gint64      windows)
 {
   SrAppUsage *usage = g_hash_table_lookup (pass->usage, app_id);
 
@@ -219,6 +282,12 @@ add_usage (Pass       *pass,
   usage->entries += entries;
   usage->bytes += bytes;
   usage->last_saved = MAX (usage->last_saved, saved);
+  if (windows >= 0)
+    usage->windows = (guint) MIN ((guint64) usage->windows + windows, G_MAXUINT);
+  if (windows != WINDOWS_NONE)
+    usage->gtk_files++;
+  if (windows == WINDOWS_NOT_COUNTED)
+    usage->gtk_files_not_counted++;
   if (!g_ptr_array_find_with_equal_func (usage->stores, pass->store->name, g_str_equal, NULL))
     g_ptr_array_add (usage->stores, pass->store->name);
 }
@@ -253,6 +322,48 @@ remove_file (Pass              *pass,
     g_hash_table_add (pass->report->apps, g_strdup (app_id));
 }
 
+/* The windows in a GTK state file, WINDOWS_NOT_COUNTED when it is too
+ * large, over the listing's budget or does not parse, WINDOWS_NONE when
+ * the store is not GTK's. */
+static gint64
+count_windows (Pass              *pass,
+               int                dir_fd,
+               const char        *dir_path,
+               const char        *name,
+               const struct stat *st)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat now;
+  guint windows;
+
+  if (pass->store->format != SR_STORE_FORMAT_GTK)
+    return WINDOWS_NONE;
+  if (st->st_size > LIST_GTK_MAX_SIZE || (guint64) st->st_size > pass->gtk_bytes_left ||
+      pass->gtk_files_left == 0)
+    return WINDOWS_NOT_COUNTED;
+
+  bytes = read_file_at (dir_fd, name, LIST_GTK_MAX_SIZE, &now, &error);
+  if (bytes == NULL)
+    {
+      /* Gone since it was listed is no news. */
+      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        add_error (pass->errors, "%s/%s: %s; its windows are not counted", dir_path, name,
+                   error->message);
+      return WINDOWS_NOT_COUNTED;
+    }
+  pass->gtk_files_left--;
+  pass->gtk_bytes_left -= MIN (g_bytes_get_size (bytes), pass->gtk_bytes_left);
+  if (!sr_gtk_state_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                           &windows, &error))
+    {
+      add_error (pass->errors, "%s/%s %s; its windows are not counted", dir_path, name,
+                 error->message);
+      return WINDOWS_NOT_COUNTED;
+    }
+  return windows;
+}
+
 static void
 on_file_entry (int         dir_fd,
                const char *dir_path,
@@ -264,10 +375,12 @@ on_file_entry (int         dir_fd,
   struct stat stat_buf, *st = &stat_buf;
   const char *app;
 
-  if (!sr_store_match (pass->store, name, &app_id) || !stat_entry (dir_fd, name, st))
+  if (!sr_store_match (pass->store, name, &app_id))
     return;
   app = app_id != NULL ? app_id : pass->dir_app;
   if (app_id != NULL && pass->dir_app != NULL && !g_str_equal (app_id, pass->dir_app))
+    return;
+  if (!stat_entry (dir_fd, name, st))
     return;
 
   if (!S_ISREG (st->st_mode))
@@ -280,7 +393,8 @@ on_file_entry (int         dir_fd,
   if (pass->usage != NULL)
     {
       if (app != NULL)
-        add_usage (pass, app, 1, st->st_size, mtime_usec (st));
+        add_usage (pass, app, 1, st->st_size, mtime_usec (st),
+                   count_windows (pass, dir_fd, dir_path, name, st));
     }
   else if (should_remove (pass, app, st) &&
            (app != NULL || pass->store->kind == SR_STORE_WHOLE_FILE))
@@ -297,35 +411,18 @@ read_session_file (int                dir_fd,
                    GPtrArray         *errors)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
-  gsize done = 0;
+  g_autoptr(GBytes) bytes = NULL;
   GVariant *state;
-  int fd;
 
-  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, st) != 0 || !S_ISREG (st->st_mode) ||
-      st->st_size > SR_GNOME_SESSION_MAX_SIZE)
+  bytes = read_file_at (dir_fd, name, SR_GNOME_SESSION_MAX_SIZE, st, &error);
+  if (bytes == NULL)
     {
-      add_error (errors, "%s: %s", path,
-                 fd < 0 ? g_strerror (errno) : "not a readable state file");
-      if (fd >= 0)
-        close (fd);
+      add_error (errors, "%s: %s", path, error->message);
       return NULL;
     }
 
-  data = g_malloc (st->st_size + 1);
-  while (done < (gsize) st->st_size)
-    {
-      gssize n = read (fd, data + done, st->st_size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += n;
-    }
-  close (fd);
-
-  state = sr_gnome_session_parse (data, done, &error);
+  state = sr_gnome_session_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                  &error);
   if (state == NULL)
     add_error (errors, "%s %s; skipped", path, error->message);
   return state;
@@ -399,7 +496,7 @@ on_session_usage_cb (const char *app_id,
 {
   Pass *pass = user_data;
 
-  add_usage (pass, app_id, entries, bytes, pass->older_than);
+  add_usage (pass, app_id, entries, bytes, pass->older_than, WINDOWS_NONE);
 }
 
 static void
@@ -530,7 +627,13 @@ sr_store_list (const SrStore *store,
                GHashTable    *usage,
                GPtrArray     *errors)
 {
-  Pass pass = { .store = store, .usage = usage, .errors = errors };
+  Pass pass = {
+    .store = store,
+    .usage = usage,
+    .errors = errors,
+    .gtk_files_left = LIST_GTK_FILES,
+    .gtk_bytes_left = LIST_GTK_BYTES,
+  };
 
   run_pass (&pass);
 }

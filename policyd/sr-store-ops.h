@@ -14,6 +14,9 @@ typedef struct {
   guint64 bytes;
   guint entries;
   gint64 last_saved;        /* µs since the epoch */
+  guint windows;            /* in the GTK state files that were read */
+  guint gtk_files;          /* GTK state files, read or not */
+  guint gtk_files_not_counted;
   GPtrArray *stores;        /* (owned) store names, (unowned) strings */
 } SrAppUsage;
 

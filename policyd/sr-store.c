@@ -9,7 +9,9 @@
  *                                    one component may be {app})
  *   Pattern={app}#*.state           (a file name: {app} is the app id,
  *                                    * any run of characters but "/")
- *   Format=gnome-session            (entries only: the file's format)
+ *   Format=gtk                      (the files' format: gtk for files,
+ *                                    where it is optional, gnome-session
+ *                                    for entries, where it is required)
  *
  * Drop-ins are read from the system directories first and the user's last;
  * a later file of the same name replaces an earlier one. One that does not
@@ -147,13 +149,75 @@ compile_pattern (const char  *pattern,
   return g_regex_new (regex->str, G_REGEX_OPTIMIZE, 0, error);
 }
 
-SrStore *
-sr_store_load_file (const char  *path,
-                    GError     **error)
+/* A [Store] key's value into @out_value; NULL there when an @optional key
+ * is absent. g_key_file_get_string() returns a string even when it also
+ * sets an error (for an invalid escape sequence): a failure here. */
+static gboolean
+get_value (GKeyFile    *file,
+           const char  *key,
+           gboolean     optional,
+           char       **out_value,
+           GError     **error)
 {
-  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *value = g_key_file_get_string (file, "Store", key, &local_error);
+
+  if (local_error != NULL &&
+      !(optional && g_error_matches (local_error, G_KEY_FILE_ERROR,
+                                     G_KEY_FILE_ERROR_KEY_NOT_FOUND)))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  *out_value = local_error == NULL ? g_steal_pointer (&value) : NULL;
+  return TRUE;
+}
+
+/* What a store's files hold, from Format=; each kind has its own. */
+static gboolean
+parse_format (SrStore     *store,
+              const char  *kind,
+              const char  *format,
+              GError     **error)
+{
+  switch (store->kind)
+    {
+    case SR_STORE_FILES:
+      if (format == NULL)
+        store->format = SR_STORE_FORMAT_NONE;
+      else if (g_str_equal (format, "gtk"))
+        store->format = SR_STORE_FORMAT_GTK;
+      else
+        break;
+      return TRUE;
+    case SR_STORE_ENTRIES:
+      if (g_strcmp0 (format, "gnome-session") != 0)
+        break;
+      store->format = SR_STORE_FORMAT_GNOME_SESSION;
+      return TRUE;
+    case SR_STORE_WHOLE_FILE:
+    default:
+      if (format != NULL)
+        break;
+      store->format = SR_STORE_FORMAT_NONE;
+      return TRUE;
+    }
+
+  g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+               "Format: “%s” is not a known format for Kind=%s (known: %s)",
+               format ? format : "", kind,
+               store->kind == SR_STORE_FILES ? "gtk, or no Format" :
+               store->kind == SR_STORE_ENTRIES ? "gnome-session" : "no Format");
+  return FALSE;
+}
+
+/* @name: the drop-in's file name without ".store". */
+SrStore *
+sr_store_load_key_file (GKeyFile    *file,
+                        const char  *name,
+                        GError     **error)
+{
   g_autoptr(SrStore) store = g_new0 (SrStore, 1);
-  g_autofree char *basename = g_path_get_basename (path);
   g_autofree char *kind = NULL;
   g_autofree char *directory = NULL;
   g_autofree char *expanded = NULL;
@@ -161,19 +225,15 @@ sr_store_load_file (const char  *path,
   const char *at;
   gboolean pattern_has_app;
 
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, error))
+  store->name = g_strdup (name);
+  if (!get_value (file, "Description", TRUE, &store->description, error) ||
+      !get_value (file, "Kind", FALSE, &kind, error) ||
+      !get_value (file, "Directory", FALSE, &directory, error) ||
+      !get_value (file, "Pattern", FALSE, &store->pattern, error) ||
+      !get_value (file, "Format", TRUE, &format, error))
     return NULL;
-
-  store->name = g_strndup (basename, strlen (basename) - strlen (".store"));
-  store->description = g_key_file_get_string (file, "Store", "Description", NULL);
   if (store->description == NULL)
     store->description = g_strdup (store->name);
-
-  kind = g_key_file_get_string (file, "Store", "Kind", error);
-  directory = kind ? g_key_file_get_string (file, "Store", "Directory", error) : NULL;
-  store->pattern = directory ? g_key_file_get_string (file, "Store", "Pattern", error) : NULL;
-  if (store->pattern == NULL)
-    return NULL;
 
   if (g_str_equal (kind, "files"))
     store->kind = SR_STORE_FILES;
@@ -188,17 +248,8 @@ sr_store_load_file (const char  *path,
       return NULL;
     }
 
-  if (store->kind == SR_STORE_ENTRIES)
-    {
-      format = g_key_file_get_string (file, "Store", "Format", NULL);
-      if (g_strcmp0 (format, "gnome-session") != 0)
-        {
-          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                       "Format: “%s” is not a known format (gnome-session)",
-                       format ? format : "");
-          return NULL;
-        }
-    }
+  if (!parse_format (store, kind, format, error))
+    return NULL;
 
   if (*store->pattern == '\0' || strchr (store->pattern, '/') != NULL)
     {
@@ -260,6 +311,23 @@ sr_store_load_file (const char  *path,
   return g_steal_pointer (&store);
 }
 
+SrStore *
+sr_store_load_file (const char  *path,
+                    GError     **error)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autofree char *basename = g_path_get_basename (path);
+  gsize len = strlen (basename);
+
+  if (g_str_has_suffix (basename, ".store"))
+    len -= strlen (".store");
+  basename[len] = '\0';
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, error))
+    return NULL;
+  return sr_store_load_key_file (file, basename, error);
+}
+
 /* Matches a file name; for patterns with {app}, the app id must be valid. */
 gboolean
 sr_store_match (const SrStore  *store,
@@ -269,7 +337,11 @@ sr_store_match (const SrStore  *store,
   g_autoptr(GMatchInfo) match = NULL;
   g_autofree char *app_id = NULL;
 
-  if (file_name[0] == '.' || !g_regex_match (store->regex, file_name, 0, &match))
+  /* A name from readdir() is any bytes, but GRegex runs the pattern with
+   * PCRE2's JIT, which does not check that its subject is UTF-8 and is
+   * undefined on anything else (it matched "A#\xed\xa0\x80.state"). */
+  if (file_name[0] == '.' || !g_utf8_validate (file_name, -1, NULL) ||
+      !g_regex_match (store->regex, file_name, 0, &match))
     return FALSE;
   app_id = g_match_info_fetch_named (match, "app");
   if (app_id != NULL && *app_id != '\0' && !sr_app_id_validate (app_id, NULL))

@@ -14,10 +14,17 @@ typedef enum {
   SR_STORE_WHOLE_FILE,   /* files with no app in them: cleared only by "all" */
 } SrStoreKind;
 
+typedef enum {
+  SR_STORE_FORMAT_NONE,          /* files not looked into */
+  SR_STORE_FORMAT_GTK,           /* files: GTK app state (sr-gtk-state.c) */
+  SR_STORE_FORMAT_GNOME_SESSION, /* entries: sr-gnome-session.c */
+} SrStoreFormat;
+
 typedef struct {
   char *name;            /* (owned) the drop-in's name without ".store" */
   char *description;     /* (owned) */
   SrStoreKind kind;
+  SrStoreFormat format;
   char *root;            /* (owned) absolute directory, before any {app} */
   char *app_subdir;      /* (owned) (nullable) relative path after the {app}
                           * directory, "" when {app} is the last component */
@@ -25,14 +32,17 @@ typedef struct {
   GRegex *regex;         /* (owned) the pattern; group "app" when it has {app} */
 } SrStore;
 
-SrStore   *sr_store_load_file   (const char          *path,
-                                 GError             **error);
-void       sr_store_free        (SrStore             *store);
-GPtrArray *sr_store_load_dirs   (const char * const  *dirs);
-char     **sr_store_default_dirs (void);
-gboolean   sr_store_match       (const SrStore       *store,
-                                 const char          *file_name,
-                                 char               **out_app_id);
+SrStore   *sr_store_load_file     (const char          *path,
+                                   GError             **error);
+SrStore   *sr_store_load_key_file (GKeyFile            *file,
+                                   const char          *name,
+                                   GError             **error);
+void       sr_store_free          (SrStore             *store);
+GPtrArray *sr_store_load_dirs     (const char * const  *dirs);
+char     **sr_store_default_dirs  (void);
+gboolean   sr_store_match         (const SrStore       *store,
+                                   const char          *file_name,
+                                   char               **out_app_id);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrStore, sr_store_free)
 

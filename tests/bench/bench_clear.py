@@ -15,10 +15,17 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import BUS_NAME, IFACE, OBJECT_PATH, Gio, Session  # noqa: E402
+from srtest import BUS_NAME, IFACE, OBJECT_PATH, GLib, Gio, Session  # noqa: E402
 
 APPS, PER_APP, ROUNDS = 1000, 10, int(os.environ.get('SR_BENCH_ROUNDS', '7'))
-PAYLOAD = b'\0' * 180
+# A real GTK state file, 173 bytes, one window: policyd reads some of these
+# to count windows.
+PAYLOAD = GLib.Variant('(a{sv}a{sv}a(a{sv}a{sv}))', (
+    {'app-id': GLib.Variant('s', 'org.example.App0000')},
+    {'data': GLib.Variant('ay', b'x' * 64)},
+    [({'maximized': GLib.Variant('b', False)},
+      {'width': GLib.Variant('i', 800), 'height': GLib.Variant('i', 600)})],
+)).get_data_as_bytes().get_data()
 
 
 def build(directory):
@@ -48,6 +55,10 @@ def main():
             list_times.append(time.perf_counter() - start)
             listing = dict(reply.unpack()[0])
             assert len(listing) == APPS and all(v['entries'] == PER_APP for v in listing.values())
+            # policyd reads the first 1,000 GTK files of a store only, and
+            # gives an app's windows only when it read all of its files.
+            counted = [v['windows'] for v in listing.values() if 'windows' in v]
+            assert all(w == PER_APP for w in counted), counted
 
             start = time.perf_counter()
             report = session.clear()

@@ -214,6 +214,26 @@ class DropInTest(PolicydTestCase):
             self.assertEqual(f.read(), b'\x01\x02garbage')
         self.assertAlive()
 
+    def test_fifo_named_like_a_state_file_does_not_block(self):
+        # Opening a FIFO for reading waits for a writer: policyd used to
+        # wait forever on one named like a gnome-session file.
+        sim = Simulator(self.s)
+        self.s.start_policyd()
+        sim.save(A)
+        fifos = [os.path.join(self.s.state_home, 'gnome-session@fifo.state'),
+                 os.path.join(self.s.state_home, f'{B}#1.state')]
+        for fifo in fifos:
+            os.mkfifo(fifo)
+        listing = self.s.list_state()
+        self.assertEqual(sorted(listing), [A])
+        self.assertEqual(listing[A]['windows'], 1)
+        self.assertIn('gnome-session@fifo.state: not a readable state file', self.s.log())
+        report = self.s.clear()
+        self.assertEqual(report['apps'], [A])
+        for fifo in fifos:
+            self.assertTrue(os.path.exists(fifo), fifo)
+        self.assertAlive()
+
 
 @unittest.skipUnless(os.geteuid() == 0, 'needs root to mount')
 class FileSystemFaultTest(PolicydTestCase):

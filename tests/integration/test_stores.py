@@ -29,6 +29,23 @@ class ListTest(PolicydTestCase):
         self.assertGreater(listing[B]['bytes'], 1000)
         self.assertLessEqual(abs(listing[A]['last-saved'] - now_us()), 10 * 1000000)
 
+    def test_counts_gtk_windows(self):
+        sim = Simulator(self.s)
+        sim.save(A, '1')
+        sim.save(A, '2')
+        sim.save(B, '1', flatpak=True)
+        sim.save(C, '1')
+        # C's file is damaged: still listed, but its windows are unknown.
+        with open(sim.gtk_path(C, '1'), 'r+b') as f:
+            f.truncate(5)
+        listing = self.s.list_state()
+        # The simulator writes one window per instance, as GTK would.
+        self.assertEqual(listing[A]['windows'], 2)
+        self.assertEqual(listing[B]['windows'], 1)
+        self.assertEqual(listing[C]['entries'], 2)
+        self.assertNotIn('windows', listing[C])
+        self.assertIn(f'{C}#1.state is not a serialized', self.s.log())
+
     def test_empty(self):
         self.assertEqual(self.s.list_state(), {})
 

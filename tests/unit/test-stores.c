@@ -1,4 +1,4 @@
-/* test-stores.c: store drop-ins and the gnome-session format
+/* test-stores.c: store drop-ins, the gnome-session and the GTK formats
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "sr-gnome-session.h"
+#include "sr-gtk-state.h"
 #include "sr-store.h"
 
 static SrStore *
@@ -42,6 +43,8 @@ test_dropin_files (void)
   g_assert_false (sr_store_match (store, "noperiod#1.state", NULL));
   g_assert_false (sr_store_match (store, ".org.example.App#1.state", NULL));
   g_assert_false (sr_store_match (store, "org.example.App#1.state.tmp", NULL));
+  /* Not UTF-8 (a UTF-16 surrogate), which GRegex's JIT used to match. */
+  g_assert_false (sr_store_match (store, "org.example.App#\xed\xa0\x80.state", NULL));
 }
 
 static void
@@ -93,6 +96,14 @@ test_dropin_rejected (void)
     "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern={app}.gvdb\n",
     "[Store]\nKind=entries\nDirectory=$HOME\nPattern=*.state\n",
     "[Store]\nKind=entries\nDirectory=$HOME\nPattern={app}.state\nFormat=gnome-session\n",
+    "[Store]\nKind=entries\nDirectory=$HOME\nPattern=*.state\nFormat=gtk\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}.state\nFormat=sqlite\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}.state\nFormat=gnome-session\n",
+    "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=x.gvdb\nFormat=gtk\n",
+    /* Invalid escapes, for which GKeyFile returns a value and an error. */
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}\\q\n",
+    "[Store]\nKind=files\nDirectory=$HOME\\q\nPattern={app}\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}\nFormat=gtk\\q\n",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -103,6 +114,24 @@ test_dropin_rejected (void)
       g_assert_null (store);
       g_assert_nonnull (error);
     }
+}
+
+static void
+test_dropin_format (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrStore) gtk = load_text ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
+                                      "Pattern={app}#*.state\nFormat=gtk\n", &error);
+  g_autoptr(SrStore) plain = load_text ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
+                                        "Pattern={app}.x\n", &error);
+  g_autoptr(SrStore) session = load_text ("[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\n"
+                                          "Pattern=gnome-session@*.state\n"
+                                          "Format=gnome-session\n", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (gtk->format, ==, SR_STORE_FORMAT_GTK);
+  g_assert_cmpint (plain->format, ==, SR_STORE_FORMAT_NONE);
+  g_assert_cmpint (session->format, ==, SR_STORE_FORMAT_GNOME_SESSION);
 }
 
 static void
@@ -218,6 +247,73 @@ test_session_rejects (void)
   g_assert_nonnull (error);
 }
 
+static GVariant *
+gtk_state (guint windows)
+{
+  GVariantBuilder list;
+
+  g_variant_builder_init (&list, G_VARIANT_TYPE ("a(a{sv}a{sv})"));
+  for (guint i = 0; i < windows; i++)
+    g_variant_builder_add_parsed (&list, "({'maximized': <false>}, {'width': <800>})");
+  return g_variant_ref_sink (g_variant_new_parsed ("({'app-id': <'org.example.A'>}, "
+                                                   "{'data': <@ay [1, 2]>}, %@a(a{sv}a{sv}))",
+                                                   g_variant_builder_end (&list)));
+}
+
+static void
+test_gtk_state_windows (void)
+{
+  guint n;
+
+  for (guint windows = 0; windows < 4; windows++)
+    {
+      g_autoptr(GVariant) state = gtk_state (windows);
+      g_autoptr(GError) error = NULL;
+
+      n = 99;
+      g_assert_true (sr_gtk_state_parse (g_variant_get_data (state), g_variant_get_size (state),
+                                         &n, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (n, ==, windows);
+    }
+
+  /* What GTK reads out of an empty file, too. */
+  g_assert_true (sr_gtk_state_parse ("", 0, &n, NULL));
+  g_assert_cmpuint (n, ==, 0);
+}
+
+static void
+test_gtk_state_rejects (void)
+{
+  g_autoptr(GVariant) state = gtk_state (2);
+  g_autoptr(GVariant) wrong = g_variant_ref_sink (g_variant_new_parsed ("{'windows': <uint32 2>}"));
+  g_autofree char *offsets_swapped = g_memdup2 (g_variant_get_data (state),
+                                                g_variant_get_size (state));
+  gsize size = g_variant_get_size (state);
+  struct { const void *data; gsize size; } bad[] = {
+    { offsets_swapped, size },
+    { g_variant_get_data (wrong), g_variant_get_size (wrong) },
+    { g_variant_get_data (state), size - 1 },
+    { "\0", 1 },
+  };
+  char swap;
+
+  /* Not normal form: GVariant would still read something out of it. */
+  swap = offsets_swapped[size - 1];
+  offsets_swapped[size - 1] = offsets_swapped[size - 2];
+  offsets_swapped[size - 2] = swap;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      guint n = 99;
+
+      g_assert_false (sr_gtk_state_parse (bad[i].data, bad[i].size, &n, &error));
+      g_assert_nonnull (error);
+      g_assert_cmpuint (n, ==, 99);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -227,10 +323,13 @@ main (int argc, char **argv)
   g_test_add_func ("/stores/dropin/app-directory", test_dropin_app_directory);
   g_test_add_func ("/stores/dropin/whole-file", test_dropin_whole_file);
   g_test_add_func ("/stores/dropin/rejected", test_dropin_rejected);
+  g_test_add_func ("/stores/dropin/format", test_dropin_format);
   g_test_add_func ("/stores/dropin/later-dir-wins", test_dropin_later_dir_wins);
   g_test_add_func ("/stores/gnome-session/parse-and-list", test_session_parse_and_list);
   g_test_add_func ("/stores/gnome-session/without", test_session_without);
   g_test_add_func ("/stores/gnome-session/rejects", test_session_rejects);
+  g_test_add_func ("/stores/gtk-state/windows", test_gtk_state_windows);
+  g_test_add_func ("/stores/gtk-state/rejects", test_gtk_state_rejects);
 
   return g_test_run ();
 }

@@ -1,0 +1,19 @@
+/* sr-gtk-state.h: GTK's per-instance app state files
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Larger input is refused without being looked at. */
+#define SR_GTK_STATE_MAX_SIZE (16 * 1024 * 1024)
+
+gboolean sr_gtk_state_parse (const void  *data,
+                             gsize        size,
+                             guint       *out_windows,
+                             GError     **error);
+
+G_END_DECLS

@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""Writes the hand-made seeds of tests/fuzz/corpus/ (run from anywhere).
+
+Valid inputs in the real formats (the shipped drop-ins; gnome-session and
+GTK state written the way tests/integration/simulator.py writes them) and
+broken ones: truncated, wrong types, huge counts. Rewrites only the files it
+names (seed-*); reproducers of bugs that fuzzing found (crash-*, leak-*,
+timeout-*) are added by hand and left alone.
+"""
+import os
+import struct
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(HERE, '..', '..')
+sys.path.insert(0, os.path.join(SOURCE, 'tests', 'integration'))
+from simulator import Simulator  # noqa: E402
+from srtest import GLib  # noqa: E402
+
+
+def write(target, name, data):
+    directory = os.path.join(HERE, 'corpus', target)
+    os.makedirs(directory, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode('utf-8', 'surrogateescape')
+    with open(os.path.join(directory, f'seed-{name}'), 'wb') as f:
+        f.write(data)
+
+
+def variant_bytes(type_string, value):
+    return GLib.Variant(type_string, value).get_data_as_bytes().get_data()
+
+
+def truncations(target, name, data):
+    for cut in (1, 2, len(data) // 2):
+        if 0 < cut < len(data):
+            write(target, f'{name}-truncated-{cut}', data[:-cut])
+
+
+def app_ids():
+    seeds = {
+        'valid': 'org.gnome.TextEditor',
+        'valid-dash': 'org.example.my-app',
+        'valid-underscore': 'org.example.App_2',
+        'flatpak': 'com.github.example.App',
+        'single-element': 'example',
+        'empty': '',
+        'slash': 'org/example/App',
+        'dotdot': 'org..example',
+        'dotdot-path': '../../etc/passwd',
+        'leading-dot': '.org.example',
+        'trailing-dot': 'org.example.',
+        'digit-element': 'org.1example.App',
+        'control': 'org.example\x01.App',
+        'newline': 'org.example.App\n',
+        'tab': 'org.example.\tApp',
+        'del': 'org.example.App\x7f',
+        'non-ascii': 'org.exämple.App',
+        'invalid-utf8': b'org.ex\xff\xfe.App',
+        'nul-inside': b'org.example.App\0../x',
+        'max-length': 'a.' + 'b' * 253,
+        'too-long': 'a.' + 'b' * 254,
+        'hash': 'org.example.App#1',
+        'list': 'org.example.A\norg.example.B\norg.example.C',
+        'list-one-bad': 'org.example.A\n../x\norg.example.C',
+        'list-empty-line': 'org.example.A\n\norg.example.C',
+        'list-long': '\n'.join(f'org.example.App{i}' for i in range(200)),
+    }
+    for name, value in seeds.items():
+        write('app-id', name, value)
+
+
+SHIPPED_MATCHES = {
+    'gtk': 'org.gnome.TextEditor#a1b2c3.state',
+    'gtk-flatpak': 'org.gnome.TextEditor#1.state',
+    'gnome-session': 'gnome-session@gnome.state',
+    'mutter': 'session.gvdb',
+    'gnome-shell': 'session.gvdb',
+}
+
+
+def stores():
+    dropins = os.path.join(SOURCE, 'data', 'stores.d')
+    for file_name in sorted(os.listdir(dropins)):
+        name = file_name[:-len('.store')]
+        with open(os.path.join(dropins, file_name), 'rb') as f:
+            text = f.read()
+        write('store', f'shipped-{name}', text)
+        write('store', f'shipped-{name}-match', text + b'\0' + SHIPPED_MATCHES[name].encode())
+        write('store', f'shipped-{name}-nomatch', text + b'\0' + b'.hidden#1.state')
+
+    files = '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n'
+    seeds = {
+        'files-app-dir': '[Store]\nKind=files\nDirectory=$HOME/.var/app/{app}/.local/state\n'
+                         'Pattern=*.state\n\0x.state',
+        'files-app-dir-last': '[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\nPattern=*\n',
+        'files-app-dir-double-slash': '[Store]\nKind=files\nDirectory=$HOME/{app}//x\nPattern=*\n',
+        'files-no-format-match': files + '\0org.example.App#1.state',
+        'files-bad-app-match': files + '\0../x#1.state',
+        'files-invalid-utf8-name': files.encode() + b'\0org.ex\xff.App#1.state',
+        'files-unknown-format': files + 'Format=sqlite\n',
+        'entries-no-format': '[Store]\nKind=entries\nDirectory=$HOME\nPattern=*.state\n',
+        'entries-app': '[Store]\nKind=entries\nDirectory=$HOME\nPattern={app}.state\n'
+                       'Format=gnome-session\n',
+        'whole-file-format': '[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=x\nFormat=gtk\n',
+        'whole-file-app': '[Store]\nKind=whole-file\nDirectory=$HOME\nPattern={app}.gvdb\n',
+        'whole-file-root': '[Store]\nKind=whole-file\nDirectory=/\nPattern=*\n',
+        'garbage': 'this is not a key file [[[',
+        'empty': '',
+        'no-kind': '[Store]\nDirectory=$HOME\nPattern={app}.x\n',
+        'no-pattern': '[Store]\nKind=files\nDirectory=$HOME\n',
+        'bad-kind': '[Store]\nKind=everything\nDirectory=$HOME\nPattern={app}.x\n',
+        'dotdot': '[Store]\nKind=files\nDirectory=$HOME/../../tmp\nPattern={app}#*.state\n',
+        'dot': '[Store]\nKind=files\nDirectory=$HOME/./x\nPattern={app}\n',
+        'relative': '[Store]\nKind=files\nDirectory=relative/dir\nPattern={app}#*.state\n',
+        'slash-pattern': '[Store]\nKind=files\nDirectory=$HOME\nPattern=../{app}\n',
+        'unknown-var': '[Store]\nKind=files\nDirectory=$SECRET\nPattern={app}\n',
+        'empty-var': '[Store]\nKind=files\nDirectory=$/x\nPattern={app}\n',
+        'lowercase-var': '[Store]\nKind=files\nDirectory=$home\nPattern={app}\n',
+        'no-app': '[Store]\nKind=files\nDirectory=$HOME\nPattern=*.state\n',
+        'app-twice': '[Store]\nKind=files\nDirectory=$HOME\nPattern={app}{app}\n',
+        'app-in-dir-and-pattern': '[Store]\nKind=files\nDirectory=$HOME/{app}\nPattern={app}#*\n'
+                                  '\0org.example.A#1',
+        'app-part-of-component': '[Store]\nKind=files\nDirectory=$HOME/x{app}/y\nPattern=*.state\n',
+        'app-root': '[Store]\nKind=files\nDirectory=/{app}\nPattern=*.state\n',
+        'lone-braces': '[Store]\nKind=files\nDirectory=$HOME\nPattern={{app}}{ap{p}*\n'
+                       '\0{org.example.A}{ap{p}x',
+        'regex-chars': '[Store]\nKind=files\nDirectory=$HOME\nPattern={app}.(x)+[y]?\\\\$^|\n'
+                       '\0org.example.A.(x)+[y]?\\$^|',
+        'many-stars': '[Store]\nKind=files\nDirectory=$HOME\nPattern={app}' + '*a' * 40 + '\n'
+                      '\0org.example.A' + 'a' * 80 + 'b',
+        'long-pattern': '[Store]\nKind=files\nDirectory=$HOME\nPattern={app}' + 'x' * 3000 + '\n',
+        'invalid-utf8-value': b'[Store]\nKind=files\nDirectory=$HOME/\xff\nPattern={app}\n',
+        'escapes': '[Store]\nKind=files\nDirectory=$HOME/a\\sb\\t\\n\nPattern={app}\\s#*\n',
+        'locale-keys': files + 'Description[de]=GTK-Zustand\nDescription=GTK state\n',
+        'other-groups': '[Other]\nKind=whole-file\n\n' + files + '[Store]\nKind=whole-file\n',
+        'duplicate-key': files + 'Kind=entries\n',
+    }
+    for name, value in seeds.items():
+        write('store', name, value)
+
+
+def session_state(memory):
+    holder = types.SimpleNamespace(memory=memory)
+    return Simulator.session_state(holder).get_data_as_bytes().get_data()
+
+
+def gnome_session():
+    instance = {'saved_at': 0, 'flatpak': False, 'payload': b''}
+    real = session_state({
+        'org.gnome.TextEditor': {'1': instance, '2': instance},
+        'org.gnome.Nautilus': {'a1b2': instance},
+        'com.github.example.App': {'x': instance},
+    })
+    write('gnome-session', 'real', real)
+    truncations('gnome-session', 'real', real)
+    write('gnome-session', 'real-bit-flipped', real[:40] + bytes([real[40] ^ 0x80]) + real[41:])
+    write('gnome-session', 'empty-session', session_state({}))
+    write('gnome-session', 'one-app', session_state({'org.example.A': {'1': instance}}))
+    write('gnome-session', 'many-apps',
+          session_state({f'org.example.App{i}': {'1': instance, '2': instance} for i in range(300)}))
+    write('gnome-session', 'empty-file', b'')
+    write('gnome-session', 'empty-dict', variant_bytes('a{sv}', {}))
+    write('gnome-session', 'wrong-top-type', variant_bytes('(a{sv}a{sv}a(a{sv}a{sv}))', ({}, {}, [])))
+    write('gnome-session', 'instances-wrong-type',
+          variant_bytes('a{sv}', {'instances': GLib.Variant('s', 'x')}))
+    write('gnome-session', 'instances-old-shape',
+          variant_bytes('a{sv}', {'instances': GLib.Variant('a{sas}', {'org.example.A': ['1']})}))
+    bad_keys = GLib.Variant('a{s(a{sv}aa{sv})}', {
+        '../bad': ({}, [{'instance-id': GLib.Variant('s', '1')}]),
+        '': ({}, []),
+        'org.example.Good': ({}, [{'instance-id': GLib.Variant('s', '1')}]),
+        'no-dots': ({}, []),
+    })
+    write('gnome-session', 'invalid-app-keys', variant_bytes('a{sv}', {'instances': bad_keys}))
+    # Keys repeat: GVariant allows it; a lookup sees the first.
+    entry = GLib.Variant('(a{sv}aa{sv})', ({}, [{'instance-id': GLib.Variant('s', '1')}]))
+    builder = GLib.VariantBuilder(GLib.VariantType('a{s(a{sv}aa{sv})}'))
+    for app in ('org.example.A', 'org.example.B', 'org.example.A'):
+        builder.add_value(GLib.Variant.new_dict_entry(GLib.Variant('s', app), entry))
+    repeated = builder.end()
+    top = GLib.VariantBuilder(GLib.VariantType('a{sv}'))
+    for key, value in (('instances', repeated), ('version', GLib.Variant('u', 1)),
+                       ('instances', GLib.Variant('s', 'second')), ('instances', repeated)):
+        top.add_value(GLib.Variant.new_dict_entry(GLib.Variant('s', key), GLib.Variant('v', value)))
+    write('gnome-session', 'repeated-keys', top.end().get_data_as_bytes().get_data())
+    # Variants inside variants, as deep as GVariant lets them be.
+    deep = GLib.Variant('s', 'bottom')
+    for _ in range(60):
+        deep = GLib.Variant('v', deep)
+    write('gnome-session', 'deep-variants',
+          variant_bytes('a{sv}', {'nested': deep, 'instances': bad_keys}))
+    # Framing offsets that claim more than there is.
+    write('gnome-session', 'huge-offsets', real[:-8] + b'\xff' * 8)
+    write('gnome-session', 'offsets-backwards', bytes(range(255, 0, -1)))
+    write('gnome-session', 'all-zeros', b'\0' * 180)
+    write('gnome-session', 'all-ff', b'\xff' * 300)
+    write('gnome-session', 'offset-size-8',
+          b'\0' * 65536 + struct.pack('<Q', 2 ** 63) + struct.pack('<Q', 65536))
+
+
+def gtk_state(app, windows=1, payload=b''):
+    state = Simulator.gtk_state(None, app, '1', payload)
+    if windows == 1:
+        return state.get_data_as_bytes().get_data()
+    app_state, instance, window = state.unpack()
+    return GLib.Variant('(a{sv}a{sv}a(a{sv}a{sv}))', (
+        {'app-id': GLib.Variant('s', app), 'data': GLib.Variant('ay', payload)},
+        {'instance-id': GLib.Variant('s', '1')},
+        [({'title': GLib.Variant('s', f'window {i}')},
+          {'width': GLib.Variant('i', 800), 'height': GLib.Variant('i', 600)})
+         for i in range(windows)],
+    )).get_data_as_bytes().get_data()
+
+
+def gtk():
+    real = gtk_state('org.gnome.TextEditor', payload=b'draft')
+    write('gtk-state', 'real', real)
+    truncations('gtk-state', 'real', real)
+    write('gtk-state', 'real-bit-flipped', real[:30] + bytes([real[30] ^ 0x40]) + real[31:])
+    write('gtk-state', 'no-windows', gtk_state('org.example.A', windows=0))
+    write('gtk-state', 'three-windows', gtk_state('org.example.A', windows=3))
+    write('gtk-state', 'many-windows', gtk_state('org.example.A', windows=2000))
+    write('gtk-state', 'big-payload', gtk_state('org.example.A', payload=b'x' * 70000))
+    write('gtk-state', 'empty-file', b'')
+    write('gtk-state', 'empty-state', variant_bytes('(a{sv}a{sv}a(a{sv}a{sv}))', ({}, {}, [])))
+    write('gtk-state', 'wrong-type', variant_bytes('a{sv}', {'windows': GLib.Variant('u', 3)}))
+    write('gtk-state', 'session-file', session_state({}))
+    # GVariant takes this for 178 empty windows, and for normal form.
+    write('gtk-state', 'all-zeros', b'\0' * 180)
+    write('gtk-state', 'all-ff', b'\xff' * 300)
+    write('gtk-state', 'huge-offsets', real[:-4] + b'\xff\xff\xff\x7f')
+    write('gtk-state', 'offset-size-4', b'\0' * 70000 + struct.pack('<II', 0xffffffff, 2))
+
+
+app_ids()
+stores()
+gnome_session()
+gtk()
