@@ -68,6 +68,9 @@ decision_context (SrDaemon *self)
   };
 }
 
+/* The hot path reads its arguments and builds its answers without
+ * GVariant format strings: parsing them costs more than the decision.
+ * GDBus has already checked @params against the introspection data. */
 static void
 return_verdict (GDBusMethodInvocation *invocation,
                 gboolean               ok,
@@ -75,11 +78,28 @@ return_verdict (GDBusMethodInvocation *invocation,
                 const char            *why,
                 GError                *error)
 {
-  if (ok)
-    g_dbus_method_invocation_return_value (invocation,
-                                           g_variant_new ("(us)", (guint32) verdict, why));
-  else
-    g_dbus_method_invocation_return_gerror (invocation, error);
+  GVariant *answer[2];
+
+  if (!ok)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  answer[0] = g_variant_new_uint32 (verdict);
+  answer[1] = g_variant_new_string (why);
+  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (answer, 2));
+}
+
+/* Argument @i of @params, a string; valid while @params lives. */
+static const char *
+string_arg (GVariant *params,
+            gsize     i)
+{
+  g_autoptr(GVariant) child = g_variant_get_child_value (params, i);
+
+  /* A child shares its parent's data, serialized or not, so the string
+   * outlives the child's reference. */
+  return g_variant_get_string (child, NULL);
 }
 
 static gboolean
@@ -87,10 +107,7 @@ check_app_id_arg (SrDaemon  *self,
                   GVariant  *params,
                   GError   **error)
 {
-  const char *app_id;
-
-  g_variant_get_child (params, 0, "&s", &app_id);
-  return sr_app_id_validate (app_id, error);
+  return sr_app_id_validate (string_arg (params, 0), error);
 }
 
 static void
@@ -104,7 +121,7 @@ run_check_save (SrDaemon              *self,
   SrVerdict verdict = SR_VERDICT_DENY;
   gboolean ok;
 
-  g_variant_get (params, "(&s)", &app_id);
+  app_id = string_arg (params, 0);
   ok = sr_decide_save (&ctx, app_id, &verdict, &why, &error);
   return_verdict (invocation, ok, verdict, why, error);
 }
@@ -116,13 +133,13 @@ run_check_restore (SrDaemon              *self,
 {
   SrDecisionContext ctx = decision_context (self);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) options = NULL;
-  const char *app_id, *why = NULL;
+  g_autoptr(GVariant) reason_arg = g_variant_get_child_value (params, 1);
+  g_autoptr(GVariant) options = g_variant_get_child_value (params, 2);
+  const char *app_id = string_arg (params, 0), *why = NULL;
+  guint32 reason = g_variant_get_uint32 (reason_arg);
   SrVerdict verdict = SR_VERDICT_DENY;
-  guint32 reason;
   gboolean ok;
 
-  g_variant_get (params, "(&su@a{sv})", &app_id, &reason, &options);
   ok = sr_decide_restore (&ctx, app_id, reason, options, &verdict, &why, &error);
   return_verdict (invocation, ok, verdict, why, error);
 }
