@@ -659,7 +659,7 @@ sr_daemon_new (SrSettings *settings)
   self->authority = sr_authority_new ();
   {
     g_auto(GStrv) dirs = sr_store_default_dirs ();
-    self->storage = sr_storage_new (sr_store_load_dirs ((const char * const *) dirs));
+    self->storage = sr_storage_new ((const char * const *) dirs);
   }
   self->state_to_clear_id =
     g_signal_connect (settings, "state-to-clear", G_CALLBACK (on_state_to_clear_cb), self);
