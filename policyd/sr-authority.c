@@ -88,6 +88,9 @@ on_check_ready_cb (GObject      *source,
     g_task_return_boolean (task, TRUE);
   else if (challenge)
     g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                             data->interactive ?
+                             "Not authorized for %s: authentication is required "
+                             "and no authentication agent asked for it" :
                              "Not authorized for %s: authentication is required "
                              "and the call does not allow interaction",
                              data->action_id);

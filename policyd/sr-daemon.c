@@ -422,6 +422,44 @@ run_first_maintenance (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Properties go through the gate too: a sandboxed caller may not read
+ * them (ExcludedApps names other apps). GDBus has checked that the
+ * interface is ours and, for Get, that the property exists. */
+static void
+run_get_property (SrDaemon              *self,
+                  GVariant              *params,
+                  GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GVariant) value = NULL;
+  const char *name;
+
+  g_variant_get (params, "(&s&s)", NULL, &name);
+  value = sr_settings_get_property (self->settings, name);
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(v)", value));
+}
+
+static void
+run_get_all_properties (SrDaemon              *self,
+                        GVariant              *params,
+                        GDBusMethodInvocation *invocation)
+{
+  g_auto(GVariantBuilder) all = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  for (guint i = 0; sr_policy_interface.properties[i] != NULL; i++)
+    {
+      const char *name = sr_policy_interface.properties[i]->name;
+      g_autoptr(GVariant) value = sr_settings_get_property (self->settings, name);
+
+      g_variant_builder_add (&all, "{sv}", name, value);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a{sv})", &all));
+}
+
+static const Method property_methods[] = {
+  { "Get", NULL, FALSE, NULL, run_get_property },
+  { "GetAll", NULL, FALSE, NULL, run_get_all_properties },
+};
+
 static const Method methods[] = {
   { "CheckSave", NULL, TRUE, check_app_id_arg, run_check_save },
   { "CheckRestore", NULL, TRUE, check_app_id_arg, run_check_restore },
@@ -586,37 +624,33 @@ on_method_call (GDBusConnection       *bus,
                 gpointer               user_data)
 {
   SrDaemon *self = user_data;
+  const Method *table = methods;
+  guint n = G_N_ELEMENTS (methods);
 
-  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+  if (g_str_equal (interface_name, "org.freedesktop.DBus.Properties"))
     {
-      if (g_str_equal (methods[i].name, method_name))
+      table = property_methods;
+      n = G_N_ELEMENTS (property_methods);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (g_str_equal (table[i].name, method_name))
         {
-          gate (self, &methods[i], invocation);
+          gate (self, &table[i], invocation);
           return;
         }
     }
 
-  /* GDBus only lets through methods of the interface description. */
+  /* GDBus only lets through methods of the interface description, and
+   * answers Set itself: no property is writable. */
   g_assert_not_reached ();
 }
 
-static GVariant *
-on_get_property (GDBusConnection  *bus,
-                 const char       *sender,
-                 const char       *object_path,
-                 const char       *interface_name,
-                 const char       *property_name,
-                 GError          **error,
-                 gpointer          user_data)
-{
-  SrDaemon *self = user_data;
-
-  return sr_settings_get_property (self->settings, property_name);
-}
-
+/* No get_property: GDBus then hands Get and GetAll to on_method_call,
+ * and so to the gate. */
 static const GDBusInterfaceVTable vtable = {
   .method_call = on_method_call,
-  .get_property = on_get_property,
 };
 
 static void
