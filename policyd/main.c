@@ -6,7 +6,6 @@
 
 #include "config.h"
 
-#include <locale.h>
 #include <signal.h>
 
 #include <glib-unix.h>
@@ -102,7 +101,9 @@ main (int    argc,
   Context ctx = { 0 };
   guint owner_id;
 
-  setlocale (LC_ALL, "");
+  /* No setlocale(): policyd shows nothing to people. Its error messages
+   * are for developers and logs, in English; loading the user's locale
+   * would only cost memory and start-up time. */
 
   options = g_option_context_new (NULL);
   g_option_context_set_summary (options,

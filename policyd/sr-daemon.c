@@ -68,6 +68,9 @@ decision_context (SrDaemon *self)
   };
 }
 
+/* The hot path reads its arguments and builds its answers without
+ * GVariant format strings: parsing them costs more than the decision.
+ * GDBus has already checked @params against the introspection data. */
 static void
 return_verdict (GDBusMethodInvocation *invocation,
                 gboolean               ok,
@@ -75,11 +78,28 @@ return_verdict (GDBusMethodInvocation *invocation,
                 const char            *why,
                 GError                *error)
 {
-  if (ok)
-    g_dbus_method_invocation_return_value (invocation,
-                                           g_variant_new ("(us)", (guint32) verdict, why));
-  else
-    g_dbus_method_invocation_return_gerror (invocation, error);
+  GVariant *answer[2];
+
+  if (!ok)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  answer[0] = g_variant_new_uint32 (verdict);
+  answer[1] = g_variant_new_string (why);
+  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (answer, 2));
+}
+
+/* Argument @i of @params, a string; valid while @params lives. */
+static const char *
+string_arg (GVariant *params,
+            gsize     i)
+{
+  g_autoptr(GVariant) child = g_variant_get_child_value (params, i);
+
+  /* A child shares its parent's data, serialized or not, so the string
+   * outlives the child's reference. */
+  return g_variant_get_string (child, NULL);
 }
 
 static gboolean
@@ -87,10 +107,7 @@ check_app_id_arg (SrDaemon  *self,
                   GVariant  *params,
                   GError   **error)
 {
-  const char *app_id;
-
-  g_variant_get_child (params, 0, "&s", &app_id);
-  return sr_app_id_validate (app_id, error);
+  return sr_app_id_validate (string_arg (params, 0), error);
 }
 
 static void
@@ -104,7 +121,7 @@ run_check_save (SrDaemon              *self,
   SrVerdict verdict = SR_VERDICT_DENY;
   gboolean ok;
 
-  g_variant_get (params, "(&s)", &app_id);
+  app_id = string_arg (params, 0);
   ok = sr_decide_save (&ctx, app_id, &verdict, &why, &error);
   return_verdict (invocation, ok, verdict, why, error);
 }
@@ -116,13 +133,13 @@ run_check_restore (SrDaemon              *self,
 {
   SrDecisionContext ctx = decision_context (self);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) options = NULL;
-  const char *app_id, *why = NULL;
+  g_autoptr(GVariant) reason_arg = g_variant_get_child_value (params, 1);
+  g_autoptr(GVariant) options = g_variant_get_child_value (params, 2);
+  const char *app_id = string_arg (params, 0), *why = NULL;
+  guint32 reason = g_variant_get_uint32 (reason_arg);
   SrVerdict verdict = SR_VERDICT_DENY;
-  guint32 reason;
   gboolean ok;
 
-  g_variant_get (params, "(&su@a{sv})", &app_id, &reason, &options);
   ok = sr_decide_restore (&ctx, app_id, reason, options, &verdict, &why, &error);
   return_verdict (invocation, ok, verdict, why, error);
 }
@@ -405,6 +422,44 @@ run_first_maintenance (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Properties go through the gate too: a sandboxed caller may not read
+ * them (ExcludedApps names other apps). GDBus has checked that the
+ * interface is ours and, for Get, that the property exists. */
+static void
+run_get_property (SrDaemon              *self,
+                  GVariant              *params,
+                  GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GVariant) value = NULL;
+  const char *name;
+
+  g_variant_get (params, "(&s&s)", NULL, &name);
+  value = sr_settings_get_property (self->settings, name);
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(v)", value));
+}
+
+static void
+run_get_all_properties (SrDaemon              *self,
+                        GVariant              *params,
+                        GDBusMethodInvocation *invocation)
+{
+  g_auto(GVariantBuilder) all = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  for (guint i = 0; sr_policy_interface.properties[i] != NULL; i++)
+    {
+      const char *name = sr_policy_interface.properties[i]->name;
+      g_autoptr(GVariant) value = sr_settings_get_property (self->settings, name);
+
+      g_variant_builder_add (&all, "{sv}", name, value);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a{sv})", &all));
+}
+
+static const Method property_methods[] = {
+  { "Get", NULL, FALSE, NULL, run_get_property },
+  { "GetAll", NULL, FALSE, NULL, run_get_all_properties },
+};
+
 static const Method methods[] = {
   { "CheckSave", NULL, TRUE, check_app_id_arg, run_check_save },
   { "CheckRestore", NULL, TRUE, check_app_id_arg, run_check_restore },
@@ -569,37 +624,33 @@ on_method_call (GDBusConnection       *bus,
                 gpointer               user_data)
 {
   SrDaemon *self = user_data;
+  const Method *table = methods;
+  guint n = G_N_ELEMENTS (methods);
 
-  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+  if (g_str_equal (interface_name, "org.freedesktop.DBus.Properties"))
     {
-      if (g_str_equal (methods[i].name, method_name))
+      table = property_methods;
+      n = G_N_ELEMENTS (property_methods);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (g_str_equal (table[i].name, method_name))
         {
-          gate (self, &methods[i], invocation);
+          gate (self, &table[i], invocation);
           return;
         }
     }
 
-  /* GDBus only lets through methods of the interface description. */
+  /* GDBus only lets through methods of the interface description, and
+   * answers Set itself: no property is writable. */
   g_assert_not_reached ();
 }
 
-static GVariant *
-on_get_property (GDBusConnection  *bus,
-                 const char       *sender,
-                 const char       *object_path,
-                 const char       *interface_name,
-                 const char       *property_name,
-                 GError          **error,
-                 gpointer          user_data)
-{
-  SrDaemon *self = user_data;
-
-  return sr_settings_get_property (self->settings, property_name);
-}
-
+/* No get_property: GDBus then hands Get and GetAll to on_method_call,
+ * and so to the gate. */
 static const GDBusInterfaceVTable vtable = {
   .method_call = on_method_call,
-  .get_property = on_get_property,
 };
 
 static void
@@ -642,7 +693,7 @@ sr_daemon_new (SrSettings *settings)
   self->authority = sr_authority_new ();
   {
     g_auto(GStrv) dirs = sr_store_default_dirs ();
-    self->storage = sr_storage_new (sr_store_load_dirs ((const char * const *) dirs));
+    self->storage = sr_storage_new ((const char * const *) dirs);
   }
   self->state_to_clear_id =
     g_signal_connect (settings, "state-to-clear", G_CALLBACK (on_state_to_clear_cb), self);

@@ -16,7 +16,10 @@
 #include "sr-storage.h"
 
 struct _SrStorage {
-  GPtrArray *stores;     /* (owned) (element-type SrStore) read-only after new */
+  char **dirs;           /* (owned): where the drop-ins are */
+  GPtrArray *stores;     /* (owned) (element-type SrStore) (nullable): read by
+                          * the worker before its first job, and only used
+                          * there */
   GThreadPool *worker;   /* (owned) one thread */
 };
 
@@ -166,6 +169,11 @@ run_job (gpointer data,
   SrStorage *self = user_data;
   Job *job = g_task_get_task_data (task);
 
+  /* The drop-ins are read here rather than at start-up: start-up is
+   * then only what answering a check needs. */
+  if (self->stores == NULL)
+    self->stores = sr_store_load_dirs ((const char * const *) self->dirs);
+
   switch (job->kind)
     {
     case JOB_LIST:
@@ -182,11 +190,11 @@ run_job (gpointer data,
 }
 
 SrStorage *
-sr_storage_new (GPtrArray *stores)
+sr_storage_new (const char * const *dirs)
 {
   SrStorage *self = g_new0 (SrStorage, 1);
 
-  self->stores = stores;
+  self->dirs = g_strdupv ((char **) dirs);
   self->worker = g_thread_pool_new (run_job, self, 1, FALSE, NULL);
   return self;
 }
@@ -195,7 +203,8 @@ void
 sr_storage_free (SrStorage *self)
 {
   g_thread_pool_free (self->worker, FALSE, TRUE);
-  g_ptr_array_unref (self->stores);
+  g_clear_pointer (&self->stores, g_ptr_array_unref);
+  g_strfreev (self->dirs);
   g_free (self);
 }
 

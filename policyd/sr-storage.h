@@ -10,7 +10,7 @@ G_BEGIN_DECLS
 
 typedef struct _SrStorage SrStorage;
 
-SrStorage *sr_storage_new            (GPtrArray           *stores);
+SrStorage *sr_storage_new            (const char * const  *dirs);
 void       sr_storage_free           (SrStorage           *self);
 void       sr_storage_list_async     (SrStorage           *self,
                                       GAsyncReadyCallback  callback,

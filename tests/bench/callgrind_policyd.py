@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""Instructions executed by policyd, counted by callgrind: stable on a
+noisy machine where wall-clock figures are not.
+
+For policyd and for the do-nothing service of bench-policyd (the floor for
+a GDBus service), runs the service under callgrind twice in a private
+session: once started and stopped with a single call, once with CALLS more
+calls. The difference divided by CALLS is the cost of one call; the first
+run is the cost of start-up (to the first answer) and exit. Prints both
+and their ratios; the figures go into the README's "Performance" table.
+
+Usage: callgrind_policyd.py [CALLS]   (default 2,000)
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
+from srtest import BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH, POLICYD, Gio, GLib, Session  # noqa: E402
+
+MINIMAL = os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-policyd')
+MINIMAL_NAME = 'org.gnome.SessionRestore.Bench'
+MINIMAL_PATH = '/org/gnome/SessionRestore/Bench'
+
+
+def params():
+    return GLib.Variant('(sua{sv})', ('org.example.App', 3,
+                                      {'saved-at': GLib.Variant('x', int(time.time() * 1e6) - 1000000)}))
+
+
+TARGETS = {
+    'minimal, do-nothing method': ([MINIMAL, '--minimal'], MINIMAL_NAME, MINIMAL_PATH, MINIMAL_NAME, 'Nothing'),
+    'policyd CheckRestore': ([POLICYD], BUS_NAME, OBJECT_PATH, IFACE, 'CheckRestore'),
+}
+
+
+def instructions(session, argv, name, path, iface, method, calls):
+    out = os.path.join(session.root, f'callgrind.{os.getpid()}.{calls}.out')
+    process = subprocess.Popen(['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}', *argv],
+                               env=session.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bus = session.session_bus.connect()
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            bus.call_sync(name, path, iface, method, params(), None,
+                          Gio.DBusCallFlags.NO_AUTO_START, 30000, None)
+            break
+        except GLib.Error:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    p = params()
+    for _ in range(calls):
+        bus.call_sync(name, path, iface, method, p, None, Gio.DBusCallFlags.NO_AUTO_START, 30000, None)
+    bus.close_sync(None)
+    process.terminate()
+    process.wait(60)
+    with open(out) as f:
+        total = re.search(r'^(?:summary|totals): (\d+)', f.read(), re.M)
+    os.unlink(out)
+    return int(total.group(1))
+
+
+def main():
+    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    session = Session(polkit=None)
+    try:
+        results = {}
+        for label, target in TARGETS.items():
+            start = instructions(session, *target, 0)
+            more = instructions(session, *target, calls)
+            results[label] = (start, (more - start) / calls)
+    finally:
+        session.close()
+
+    print(f'callgrind, instructions executed ({calls} calls)    start-up+exit     per call')
+    for label, (start, per_call) in results.items():
+        print(f'  {label:40} {start:14,} {per_call:12,.0f}')
+    (m_start, m_call), (p_start, p_call) = results.values()
+    print(f'  policyd / minimal: start-up {p_start / m_start:.2f}x, per call {p_call / m_call:.2f}x')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
