@@ -27,6 +27,7 @@
 
 #include "sr-app-id.h"
 #include "sr-error.h"
+#include "sr-pattern.h"
 #include "sr-store.h"
 
 void
@@ -37,7 +38,7 @@ sr_store_free (SrStore *store)
   g_free (store->root);
   g_free (store->app_subdir);
   g_free (store->pattern);
-  g_clear_pointer (&store->regex, g_regex_unref);
+  g_clear_pointer (&store->matcher, sr_pattern_free);
   g_free (store);
 }
 
@@ -102,51 +103,6 @@ expand_directory (const char  *directory,
         return NULL;
       }
   return g_string_free (g_steal_pointer (&out), FALSE);
-}
-
-static GRegex *
-compile_pattern (const char  *pattern,
-                 gboolean    *out_has_app,
-                 GError     **error)
-{
-  g_autoptr(GString) regex = g_string_new ("^");
-  gboolean has_app = FALSE;
-
-  for (const char *p = pattern; *p != '\0';)
-    {
-      if (g_str_has_prefix (p, "{app}"))
-        {
-          if (has_app)
-            {
-              g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                                   "Pattern: {app} may appear once");
-              return NULL;
-            }
-          has_app = TRUE;
-          g_string_append (regex, "(?<app>[A-Za-z0-9_.-]+)");
-          p += strlen ("{app}");
-        }
-      else if (*p == '*')
-        {
-          g_string_append (regex, "[^/]*");
-          p++;
-        }
-      else
-        {
-          const char *end = p + strcspn (p, "*{");
-          g_autofree char *escaped = NULL;
-
-          if (end == p)   /* a lone '{' */
-            end++;
-          escaped = g_regex_escape_string (p, end - p);
-          g_string_append (regex, escaped);
-          p = end;
-        }
-    }
-  g_string_append_c (regex, '$');
-
-  *out_has_app = has_app;
-  return g_regex_new (regex->str, G_REGEX_OPTIMIZE, 0, error);
 }
 
 /* A [Store] key's value into @out_value; NULL there when an @optional key
@@ -257,9 +213,10 @@ sr_store_load_key_file (GKeyFile    *file,
                    "Pattern: “%s” must be a non-empty file name", store->pattern);
       return NULL;
     }
-  store->regex = compile_pattern (store->pattern, &pattern_has_app, error);
-  if (store->regex == NULL)
+  store->matcher = sr_pattern_new (store->pattern, error);
+  if (store->matcher == NULL)
     return NULL;
+  pattern_has_app = sr_pattern_has_app (store->matcher);
 
   expanded = expand_directory (directory, error);
   if (expanded == NULL)
@@ -334,20 +291,18 @@ sr_store_match (const SrStore  *store,
                 const char     *file_name,
                 char          **out_app_id)
 {
-  g_autoptr(GMatchInfo) match = NULL;
   g_autofree char *app_id = NULL;
 
-  /* A name from readdir() is any bytes, but GRegex runs the pattern with
-   * PCRE2's JIT, which does not check that its subject is UTF-8 and is
-   * undefined on anything else (it matched "A#\xed\xa0\x80.state"). */
+  /* A name from readdir() is any bytes; one that is not UTF-8 is none of
+   * ours (and the regular expressions once used here were undefined on
+   * it: "A#\xed\xa0\x80.state" matched). */
   if (file_name[0] == '.' || !g_utf8_validate (file_name, -1, NULL) ||
-      !g_regex_match (store->regex, file_name, 0, &match))
+      !sr_pattern_match (store->matcher, file_name, &app_id))
     return FALSE;
-  app_id = g_match_info_fetch_named (match, "app");
-  if (app_id != NULL && *app_id != '\0' && !sr_app_id_validate (app_id, NULL))
+  if (app_id != NULL && !sr_app_id_validate (app_id, NULL))
     return FALSE;
   if (out_app_id != NULL)
-    *out_app_id = (app_id != NULL && *app_id != '\0') ? g_steal_pointer (&app_id) : NULL;
+    *out_app_id = g_steal_pointer (&app_id);
   return TRUE;
 }
 

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "sr-pattern.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -29,7 +31,7 @@ typedef struct {
   char *app_subdir;      /* (owned) (nullable) relative path after the {app}
                           * directory, "" when {app} is the last component */
   char *pattern;         /* (owned) file name pattern */
-  GRegex *regex;         /* (owned) the pattern; group "app" when it has {app} */
+  SrPattern *matcher;    /* (owned) the pattern, compiled */
 } SrStore;
 
 SrStore   *sr_store_load_file     (const char          *path,
