@@ -91,24 +91,53 @@ compare_int64 (gconstpointer a, gconstpointer b)
 typedef struct { double median, p99; } Latency;
 
 static Latency
-measure_latency (GDBusConnection *bus, const Call *c)
+latency_of (GArray *times)
 {
-  g_autoptr(GArray) times = g_array_sized_new (FALSE, FALSE, sizeof (gint64), calls);
   Latency result;
 
-  for (int i = 0; i < warmup + calls; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      gint64 t = call_once (bus, c, &error);
-
-      if (t < 0)
-        g_error ("%s.%s failed: %s", c->iface, c->method, error->message);
-      if (i >= warmup)
-        g_array_append_val (times, t);
-    }
   g_array_sort (times, compare_int64);
-  result.median = g_array_index (times, gint64, calls / 2);
-  result.p99 = g_array_index (times, gint64, (calls * 99) / 100);
+  result.median = g_array_index (times, gint64, times->len / 2);
+  result.p99 = g_array_index (times, gint64, ((gsize) times->len * 99) / 100);
+  return result;
+}
+
+#define ROUNDS 20
+
+/* The calls of @cs in turns, @calls of each after @warmup of each, in
+ * ROUNDS rounds: a machine that slows down or speeds up during the run
+ * does so for every figure alike. */
+static void
+measure_latencies (GDBusConnection *bus,
+                   const Call     **cs,
+                   Latency         *out,
+                   int              n)
+{
+  g_autoptr(GPtrArray) times = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+
+  for (int j = 0; j < n; j++)
+    g_ptr_array_add (times, g_array_sized_new (FALSE, FALSE, sizeof (gint64), calls));
+  for (int round = -1; round < ROUNDS; round++)
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < (round < 0 ? warmup : calls / ROUNDS); i++)
+        {
+          g_autoptr(GError) error = NULL;
+          gint64 t = call_once (bus, cs[j], &error);
+
+          if (t < 0)
+            g_error ("%s.%s failed: %s", cs[j]->iface, cs[j]->method, error->message);
+          if (round >= 0)
+            g_array_append_val (times->pdata[j], t);
+        }
+  for (int j = 0; j < n; j++)
+    out[j] = latency_of (times->pdata[j]);
+}
+
+static Latency
+measure_latency (GDBusConnection *bus, const Call *c)
+{
+  Latency result;
+
+  measure_latencies (bus, &c, &result, 1);
   return result;
 }
 
@@ -321,11 +350,13 @@ main (int argc, char **argv)
   rss_minimal = rss_mib (minimal_pid);
   rss_start = rss_mib (policyd_pid);
 
-  l_nothing = measure_latency (bus, &nothing);
-  l_ping = measure_latency (bus, &ping);
-  l_restore = measure_latency (bus, &check_restore);
-  l_save = measure_latency (bus, &check_save);
-  l_lookup = measure_latency (bus, &lookup);
+  {
+    const Call *cs[] = { &nothing, &ping, &check_restore, &check_save, &lookup };
+    Latency l[G_N_ELEMENTS (cs)];
+
+    measure_latencies (bus, cs, l, G_N_ELEMENTS (cs));
+    l_nothing = l[0], l_ping = l[1], l_restore = l[2], l_save = l[3], l_lookup = l[4];
+  }
 
   tp_minimal = measure_throughput (&nothing, 16, calls / 16 * 4);
   tp_policyd = measure_throughput (&check_restore, 16, calls / 16 * 4);
@@ -348,7 +379,7 @@ main (int argc, char **argv)
   l_excl = measure_latency (bus, &check_restore);
   set_exclusions (0);
 
-  g_print ("latency, %d calls after %d warm-up (µs)          median      p99\n", calls, warmup);
+  g_print ("latency, %d calls after %d warm-up, interleaved (us)          median      p99\n", calls, warmup);
   g_print ("  minimal service, do-nothing method            %8.1f %8.1f\n", l_nothing.median, l_nothing.p99);
   g_print ("  policyd Peer.Ping                             %8.1f %8.1f\n", l_ping.median, l_ping.p99);
   g_print ("  policyd CheckRestore                          %8.1f %8.1f\n", l_restore.median, l_restore.p99);
