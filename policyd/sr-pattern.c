@@ -102,8 +102,7 @@ sr_pattern_new (const char  *pattern,
       g_array_append_val (tokens, token);
     }
 
-  self->n_tokens = tokens->len;
-  self->tokens = (Token *) g_array_free (g_steal_pointer (&tokens), FALSE);
+  self->tokens = g_array_steal (tokens, &self->n_tokens);
   return g_steal_pointer (&self);
 }
 
@@ -152,7 +151,8 @@ match_from (Match *m,
       break;
 
     case TOKEN_STAR:
-      longest = m->length - pos;
+      for (longest = 0; pos + longest < m->length && m->name[pos + longest] != '/'; longest++)
+        ;
       for (gsize k = longest + 1; k-- > 0;)
         if (match_from (m, t + 1, pos + k))
           return TRUE;

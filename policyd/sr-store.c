@@ -116,8 +116,23 @@ get_value (GKeyFile    *file,
            GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *value = g_key_file_get_string (file, "Store", key, &local_error);
+  g_autofree char *raw = g_key_file_get_value (file, "Store", key, NULL);
+  g_autofree char *value = NULL;
+  gsize backslashes = 0;
 
+  /* GLib 2.74 sets its GError twice (a warning, and a leak) when a value
+   * with an invalid escape also ends in a lone backslash; refuse those
+   * before it unescapes. Found by fuzz-store. */
+  for (gsize n = raw != NULL ? strlen (raw) : 0; n > 0 && raw[n - 1] == '\\'; n--)
+    backslashes++;
+  if (backslashes % 2 == 1)
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                   "%s: the value ends with an escape character", key);
+      return FALSE;
+    }
+
+  value = g_key_file_get_string (file, "Store", key, &local_error);
   if (local_error != NULL &&
       !(optional && g_error_matches (local_error, G_KEY_FILE_ERROR,
                                      G_KEY_FILE_ERROR_KEY_NOT_FOUND)))

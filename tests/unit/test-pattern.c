@@ -57,6 +57,8 @@ test_greedy (void)
   assert_match ("{", "{", NULL);
   assert_match ("{ap{app}}", "{aporg.Ex}", "org.Ex");
   assert_match ("**x", "abcx", NULL);
+  assert_no_match ("a*", "ab/c");
+  assert_no_match ("{app}#*.state", "org.example.App#/.state");
 }
 
 static void
@@ -126,7 +128,7 @@ static void
 test_same_as_regex (void)
 {
   static const char *pieces[] = { "a", "b", ".", "-", "#", "*", "{app}", "{" };
-  static const char alphabet[] = "ab.-#{}";
+  static const char alphabet[] = "ab.-#{}/";
   g_autoptr(GRand) rand = g_rand_new_with_seed (20261203);
 
   for (int i = 0; i < 20000; i++)
