@@ -4,6 +4,10 @@
  * reused) and remembered until it leaves the bus, so that the hot path
  * costs a hash lookup, not a round trip to the bus.
  *
+ * Callers are added and removed on the main thread; GDBus's worker thread
+ * asks sr_caller_cache_may_ask_about() too, so the table is changed, and
+ * read off the main thread, under a lock.
+ *
  * Identification fails closed: a process whose root or security label
  * cannot be read is not assumed to be unsandboxed.
  *
@@ -28,6 +32,7 @@
 
 struct _SrCallerCache {
   GDBusConnection *bus;      /* (owned) */
+  GMutex lock;               /* guards changes to callers, reads off the main thread */
   GHashTable *callers;       /* (owned) unique name → SrCaller */
   guint name_owner_changed_id;
 };
@@ -55,7 +60,11 @@ on_name_owner_changed_cb (GDBusConnection *bus,
 
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (name[0] == ':' && new_owner[0] == '\0')
-    g_hash_table_remove (self->callers, name);
+    {
+      g_mutex_lock (&self->lock);
+      g_hash_table_remove (self->callers, name);
+      g_mutex_unlock (&self->lock);
+    }
 }
 
 SrCallerCache *
@@ -64,6 +73,7 @@ sr_caller_cache_new (GDBusConnection *bus)
   SrCallerCache *self = g_new0 (SrCallerCache, 1);
 
   self->bus = g_object_ref (bus);
+  g_mutex_init (&self->lock);
   self->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) sr_caller_free);
   self->name_owner_changed_id =
@@ -80,15 +90,36 @@ sr_caller_cache_free (SrCallerCache *self)
 {
   g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_changed_id);
   g_hash_table_unref (self->callers);
+  g_mutex_clear (&self->lock);
   g_object_unref (self->bus);
   g_free (self);
 }
 
+/* Main thread only (the one that changes the table); the caller stays
+ * valid until the main loop next runs. */
 const SrCaller *
 sr_caller_cache_peek (SrCallerCache *self,
                       const char    *sender)
 {
   return g_hash_table_lookup (self->callers, sender);
+}
+
+/* On any thread: whether @sender is known and may ask about @app_id (the
+ * sandbox rule). FALSE when it may not, or is not known yet. */
+gboolean
+sr_caller_cache_may_ask_about (SrCallerCache *self,
+                               const char    *sender,
+                               const char    *app_id)
+{
+  const SrCaller *caller;
+  gboolean may;
+
+  g_mutex_lock (&self->lock);
+  caller = g_hash_table_lookup (self->callers, sender);
+  may = caller != NULL &&
+        (caller->kind == SR_CALLER_HOST || g_strcmp0 (caller->app_id, app_id) == 0);
+  g_mutex_unlock (&self->lock);
+  return may;
 }
 
 char *
@@ -379,7 +410,9 @@ on_credentials_ready_cb (GObject      *source,
       return;
     }
 
+  g_mutex_lock (&data->cache->lock);
   g_hash_table_replace (data->cache->callers, g_strdup (data->sender), caller);
+  g_mutex_unlock (&data->cache->lock);
   g_task_return_pointer (task, caller, NULL);
 }
 

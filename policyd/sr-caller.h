@@ -28,6 +28,9 @@ SrCallerCache  *sr_caller_cache_new          (GDBusConnection      *bus);
 void            sr_caller_cache_free         (SrCallerCache        *self);
 const SrCaller *sr_caller_cache_peek         (SrCallerCache        *self,
                                               const char           *sender);
+gboolean        sr_caller_cache_may_ask_about (SrCallerCache       *self,
+                                               const char          *sender,
+                                               const char          *app_id);
 void            sr_caller_cache_lookup_async (SrCallerCache        *self,
                                               const char           *sender,
                                               GAsyncReadyCallback   callback,

@@ -5,6 +5,9 @@
  * StoredStateCleared writes it back from memory. The file is
  * (global, {app id: time}), in µs since the epoch.
  *
+ * Points are recorded on the main thread and read from GDBus's worker
+ * thread too: the table is replaced under a lock, never changed in place.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
@@ -16,6 +19,7 @@
 
 struct _SrClearPoints {
   char *path;            /* (owned) */
+  GMutex lock;           /* guards global and per_app */
   gint64 global;
   GHashTable *per_app;   /* (owned) app id → gint64 * */
 };
@@ -28,6 +32,7 @@ sr_clear_points_new (const char *path)
   g_autoptr(GVariant) state = NULL;
 
   self->path = g_strdup (path);
+  g_mutex_init (&self->lock);
   self->per_app = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   state = sr_state_file_load (path, STATE_TYPE, &error);
@@ -52,6 +57,7 @@ void
 sr_clear_points_free (SrClearPoints *self)
 {
   g_hash_table_unref (self->per_app);
+  g_mutex_clear (&self->lock);
   g_free (self->path);
   g_free (self);
 }
@@ -60,13 +66,19 @@ gint64
 sr_clear_points_get (SrClearPoints *self,
                      const char    *app_id)
 {
-  const gint64 *when = g_hash_table_lookup (self->per_app, app_id);
+  const gint64 *when;
+  gint64 point;
 
-  return when != NULL ? MAX (*when, self->global) : self->global;
+  g_mutex_lock (&self->lock);
+  when = g_hash_table_lookup (self->per_app, app_id);
+  point = when != NULL ? MAX (*when, self->global) : self->global;
+  g_mutex_unlock (&self->lock);
+  return point;
 }
 
 /* Records the clear point on disk before it takes effect in memory, so a
- * failure to write changes nothing. @app_ids NULL or empty means all. */
+ * failure to write changes nothing. @app_ids NULL or empty means all.
+ * Main thread only: it is the only writer, so it reads without the lock. */
 gboolean
 sr_clear_points_record (SrClearPoints       *self,
                         const char * const  *app_ids,
@@ -76,6 +88,7 @@ sr_clear_points_record (SrClearPoints       *self,
   gboolean all = app_ids == NULL || app_ids[0] == NULL;
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{sx}"));
   g_autoptr(GHashTable) next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) old = NULL;
   gint64 global = all ? MAX (when, self->global) : self->global;
   GHashTableIter iter;
   gpointer key, value;
@@ -102,8 +115,10 @@ sr_clear_points_record (SrClearPoints       *self,
                            error))
     return FALSE;
 
+  g_mutex_lock (&self->lock);
   self->global = global;
-  g_hash_table_unref (self->per_app);
+  old = g_steal_pointer (&self->per_app);
   self->per_app = g_steal_pointer (&next);
+  g_mutex_unlock (&self->lock);
   return TRUE;
 }

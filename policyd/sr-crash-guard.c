@@ -5,6 +5,10 @@
  * after policyd (or the machine) restarts. The table is written to disk
  * whenever it changes, which is on app exits only, never on a check.
  *
+ * Exits are noted on the main thread; checks also come from GDBus's worker
+ * thread, so the table is read and changed under a lock. The disk write
+ * happens outside it.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "config.h"
@@ -18,6 +22,7 @@
 
 struct _SrCrashGuard {
   char *path;          /* (owned) */
+  GMutex lock;         /* guards exits */
   GHashTable *exits;   /* (owned) app id → GArray of gint64, oldest first */
 };
 
@@ -53,6 +58,7 @@ sr_crash_guard_new (const char *path)
   SrCrashGuard *self = g_new0 (SrCrashGuard, 1);
 
   self->path = g_strdup (path);
+  g_mutex_init (&self->lock);
   self->exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
   load (self);
@@ -63,13 +69,14 @@ void
 sr_crash_guard_free (SrCrashGuard *self)
 {
   g_hash_table_unref (self->exits);
+  g_mutex_clear (&self->lock);
   g_free (self->path);
   g_free (self);
 }
 
-static gboolean
-save (SrCrashGuard  *self,
-      GError       **error)
+/* With the lock held: the table as it will be written. */
+static GVariant *
+serialize (SrCrashGuard *self)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (STATE_TYPE);
   GHashTableIter iter;
@@ -84,8 +91,7 @@ save (SrCrashGuard  *self,
                                                         array->data, array->len,
                                                         sizeof (gint64)));
     }
-
-  return sr_state_file_save (self->path, g_variant_builder_end (&builder), error);
+  return g_variant_builder_end (&builder);
 }
 
 /* Forgets exits that fell out of the window; drops the app when none are
@@ -121,25 +127,34 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
                           guint          window_secs,
                           GError       **error)
 {
-  GArray *array = g_hash_table_lookup (self->exits, app_id);
+  GVariant *state = NULL;
+  GArray *array;
 
+  g_mutex_lock (&self->lock);
+  array = g_hash_table_lookup (self->exits, app_id);
   if (voluntary)
     {
-      if (array == NULL)
-        return TRUE;
-      g_hash_table_remove (self->exits, app_id);
-      return save (self, error);
+      if (array != NULL)
+        {
+          g_hash_table_remove (self->exits, app_id);
+          state = serialize (self);
+        }
     }
-
-  if (array == NULL)
+  else
     {
-      array = g_array_new (FALSE, FALSE, sizeof (gint64));
-      g_hash_table_insert (self->exits, g_strdup (app_id), array);
+      if (array == NULL)
+        {
+          array = g_array_new (FALSE, FALSE, sizeof (gint64));
+          g_hash_table_insert (self->exits, g_strdup (app_id), array);
+        }
+      g_array_append_val (array, now);
+      prune (self, app_id, array, now, window_secs);
+      state = serialize (self);
     }
-  g_array_append_val (array, now);
-  prune (self, app_id, array, now, window_secs);
+  g_mutex_unlock (&self->lock);
 
-  return save (self, error);
+  /* Only the main thread notes exits, so writes land in order. */
+  return state == NULL || sr_state_file_save (self->path, state, error);
 }
 
 guint
@@ -148,20 +163,20 @@ sr_crash_guard_count (SrCrashGuard *self,
                       gint64        now,
                       guint         window_secs)
 {
-  GArray *array = g_hash_table_lookup (self->exits, app_id);
   gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
   guint count = 0;
+  GArray *array;
 
-  if (array == NULL)
-    return 0;
-
+  g_mutex_lock (&self->lock);
+  array = g_hash_table_lookup (self->exits, app_id);
   /* Newest last: count back until the window ends. */
-  for (guint i = array->len; i > 0; i--)
+  for (guint i = array != NULL ? array->len : 0; i > 0; i--)
     {
       if (g_array_index (array, gint64, i - 1) < since)
         break;
       count++;
     }
+  g_mutex_unlock (&self->lock);
   return count;
 }
 

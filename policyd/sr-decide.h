@@ -38,7 +38,8 @@ typedef struct {
   SrLoginRestore login_restore;
   gboolean restore_after_crash;
   gboolean restore_on_launch;
-  GHashTable *excluded;             /* (unowned) set: user ∪ admin app ids */
+  GHashTable *excluded;             /* set: user ∪ admin app ids; owned by
+                                     * whoever built the policy */
   int max_age_days;                 /* -1: forever */
   guint crash_loop_threshold;       /* 0: guard off */
   guint crash_loop_window;          /* seconds */

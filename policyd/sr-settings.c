@@ -3,7 +3,9 @@
  * One object owns the GSettings of org.gnome.SessionRestore (and, where it
  * is installed, org.gnome.desktop.session "save-restore"). It keeps what
  * the decision rules read in an SrPolicy, rebuilt whenever dconf says
- * something changed, so that checks never touch GSettings. It also keeps
+ * something changed, so that checks never touch GSettings. A policy is
+ * never changed once built: a new one replaces it, so that GDBus's worker
+ * thread can hold one while the main thread moves on. It also keeps
  * each D-Bus property's last value, so that "properties-changed" names
  * exactly the properties whose value changed, whatever changed them: the
  * service, gsettings, dconf or a new system database.
@@ -61,8 +63,10 @@ struct _SrSettings {
   GSettingsSchema *schema;       /* (owned) */
   GSettings *desktop;            /* (owned) (nullable): where installed */
 
-  SrPolicy policy;
-  GHashTable *excluded;          /* (owned) the set policy.excluded points at */
+  /* (owned) Replaced, never changed. Written on the main thread only;
+   * other threads take a reference under policy_lock. */
+  SrPolicy *policy;
+  GMutex policy_lock;
   GVariant *values[N_PROPS];     /* (owned) last value of each property */
 };
 
@@ -97,7 +101,7 @@ compute_property (SrSettings *self,
       return g_variant_ref_sink (g_variant_new_uint32 (SR_API_VERSION));
 
     case PROP_ENABLED:
-      return g_variant_ref_sink (g_variant_new_boolean (self->policy.enabled));
+      return g_variant_ref_sink (g_variant_new_boolean (self->policy->enabled));
 
     case PROP_LOCKED_SETTINGS:
       {
@@ -148,10 +152,22 @@ add_valid_app_ids (GHashTable *set,
 }
 
 static void
+policy_clear (SrPolicy *policy)
+{
+  g_hash_table_unref (policy->excluded);
+}
+
+void
+sr_policy_unref (const SrPolicy *policy)
+{
+  g_atomic_rc_box_release_full ((SrPolicy *) policy, (GDestroyNotify) policy_clear);
+}
+
+static void
 reload_policy (SrSettings *self)
 {
-  SrPolicy *policy = &self->policy;
-  g_autoptr(GHashTable) excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  SrPolicy *policy = g_atomic_rc_box_new0 (SrPolicy);
+  SrPolicy *old;
 
   policy->enabled = g_settings_get_boolean (self->settings, "enabled") &&
                     (self->desktop == NULL ||
@@ -163,11 +179,17 @@ reload_policy (SrSettings *self)
   policy->crash_loop_threshold = g_settings_get_uint (self->settings, "crash-loop-threshold");
   policy->crash_loop_window = g_settings_get_uint (self->settings, "crash-loop-window");
 
-  add_valid_app_ids (excluded, self->settings, "excluded-apps");
-  add_valid_app_ids (excluded, self->settings, "admin-excluded-apps");
-  g_clear_pointer (&self->excluded, g_hash_table_unref);
-  self->excluded = g_steal_pointer (&excluded);
-  policy->excluded = self->excluded;
+  policy->excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  add_valid_app_ids (policy->excluded, self->settings, "excluded-apps");
+  add_valid_app_ids (policy->excluded, self->settings, "admin-excluded-apps");
+
+  g_mutex_lock (&self->policy_lock);
+  old = g_steal_pointer (&self->policy);
+  self->policy = policy;
+  g_mutex_unlock (&self->policy_lock);
+
+  if (old != NULL)
+    sr_policy_unref (old);
 }
 
 /* Rebuilds everything and reports the properties whose value changed.
@@ -183,15 +205,15 @@ report_state_to_clear (SrSettings *self,
   GHashTableIter iter;
   gpointer app;
 
-  if (was_enabled && !self->policy.enabled)
+  if (was_enabled && !self->policy->enabled)
     {
       g_signal_emit (self, signals[SIGNAL_STATE_TO_CLEAR], 0, NULL);
       return;
     }
-  if (!self->policy.enabled)
+  if (!self->policy->enabled)
     return;
 
-  g_hash_table_iter_init (&iter, self->excluded);
+  g_hash_table_iter_init (&iter, self->policy->excluded);
   while (g_hash_table_iter_next (&iter, &app, NULL))
     if (!g_hash_table_contains (was_excluded, app))
       g_ptr_array_add (newly, app);
@@ -205,12 +227,14 @@ static void
 refresh (SrSettings *self)
 {
   g_autoptr(GPtrArray) changed = g_ptr_array_new ();
-  g_autoptr(GHashTable) was_excluded = self->excluded ? g_hash_table_ref (self->excluded) : NULL;
-  gboolean was_enabled = self->policy.enabled;
+  const SrPolicy *was = self->policy ? g_atomic_rc_box_acquire ((SrPolicy *) self->policy) : NULL;
 
   reload_policy (self);
-  if (was_excluded != NULL)
-    report_state_to_clear (self, was_enabled, was_excluded);
+  if (was != NULL)
+    {
+      report_state_to_clear (self, was->enabled, was->excluded);
+      sr_policy_unref (was);
+    }
 
   for (Prop i = 0; i < N_PROPS; i++)
     {
@@ -264,7 +288,8 @@ sr_settings_finalize (GObject *object)
 
   for (guint i = 0; i < N_PROPS; i++)
     g_clear_pointer (&self->values[i], g_variant_unref);
-  g_clear_pointer (&self->excluded, g_hash_table_unref);
+  g_clear_pointer (&self->policy, sr_policy_unref);
+  g_mutex_clear (&self->policy_lock);
   g_clear_object (&self->desktop);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->schema, g_settings_schema_unref);
@@ -302,6 +327,7 @@ sr_settings_class_init (SrSettingsClass *klass)
 static void
 sr_settings_init (SrSettings *self)
 {
+  g_mutex_init (&self->policy_lock);
 }
 
 SrSettings *
@@ -336,10 +362,24 @@ sr_settings_new (GError **error)
   return g_steal_pointer (&self);
 }
 
+/* On the main thread: valid until the settings next change. */
 const SrPolicy *
 sr_settings_get_policy (SrSettings *self)
 {
-  return &self->policy;
+  return self->policy;
+}
+
+/* On any thread: the policy in force now, to give back with
+ * sr_policy_unref(). */
+const SrPolicy *
+sr_settings_dup_policy (SrSettings *self)
+{
+  const SrPolicy *policy;
+
+  g_mutex_lock (&self->policy_lock);
+  policy = g_atomic_rc_box_acquire (self->policy);
+  g_mutex_unlock (&self->policy_lock);
+  return policy;
 }
 
 GVariant *

@@ -10,7 +10,9 @@ APP = 'org.example.Sandboxed'
 
 
 class SandboxTest(PolicydTestCase):
-    def sandboxed(self, info, *gdbus_args):
+    def sandboxed(self, info, *gdbus_args, command=None):
+        """Runs gdbus call (or @command) inside a sandbox with @info as its
+        .flatpak-info (or the bwrap arguments in @info)."""
         info_path = os.path.join(self.s.root, 'flatpak-info')
         if isinstance(info, str):
             with open(info_path, 'w') as f:
@@ -25,8 +27,9 @@ class SandboxTest(PolicydTestCase):
                    '--ro-bind', os.path.dirname(self.s.session_bus.socket),
                    os.path.dirname(self.s.session_bus.socket),
                    *bind,
-                   'gdbus', 'call', '--session', '--dest', BUS_NAME, '--object-path', OBJECT_PATH,
-                   '--method', f'{IFACE}.{gdbus_args[0]}', *gdbus_args[1:]]
+                   *(command or ['gdbus', 'call', '--session', '--dest', BUS_NAME,
+                                 '--object-path', OBJECT_PATH,
+                                 '--method', f'{IFACE}.{gdbus_args[0]}', *gdbus_args[1:]])]
         result = subprocess.run(command, env=self.s.env, capture_output=True, text=True)
         return result.stdout.strip(), result.stderr.strip()
 
@@ -46,6 +49,31 @@ class SandboxTest(PolicydTestCase):
     def test_sees_its_own_exclusion(self):
         self.s.call('SetAppExcluded', 'sb', APP, True)
         self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 0, 'excluded')", ''))
+
+    def test_rule_holds_for_later_calls_of_a_connection(self):
+        # A connection's first call identifies the caller on the main
+        # thread; later checks are answered on GDBus's worker thread (the
+        # fast path). The sandbox rule must hold on both.
+        script = f"""
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+def call(method, signature, *args):
+    try:
+        reply = bus.call_sync({BUS_NAME!r}, {OBJECT_PATH!r}, {IFACE!r}, method,
+                              GLib.Variant(signature, args), None, 0, 20000, None)
+        return repr(reply.unpack())
+    except GLib.Error as e:
+        return Gio.DBusError.get_remote_error(e)
+for app in ({APP!r}, {APP!r}, 'org.example.Other', {APP!r}, 'org.example.Other'):
+    print(call('CheckSave', '(s)', app))
+    print(call('CheckRestore', '(sua{{sv}})', app, 2, {{}}))
+"""
+        out, err = self.sandboxed(f'[Application]\nname={APP}\n',
+                                  command=['/usr/bin/python3', '-c', script])
+        allowed = "(1, 'allowed')"
+        refused = 'org.gnome.SessionRestore.Error.NotAllowed'
+        self.assertEqual(out.splitlines(), [allowed] * 4 + [refused] * 2 + [allowed] * 2 +
+                         [refused] * 2, err)
 
     def test_may_not_ask_about_others(self):
         self.assertNotAllowed(self.flatpak('CheckSave', 'org.example.Other'))
