@@ -1,7 +1,9 @@
 /* sr-crash-guard.c: counts involuntary exits per app
  *
  * Each app keeps the times of its recent involuntary exits; a voluntary
- * exit forgets them. Times are wall-clock µs so that they mean the same
+ * exit forgets them, and so does the window passing: each exit noted also
+ * forgets every app with no exit left in the window, so the table holds
+ * the apps that crashed lately, not every app that ever did. Times are wall-clock µs so that they mean the same
  * after policyd (or the machine) restarts. The table is written to disk
  * whenever it changes, which is on app exits only, never on a check.
  *
@@ -119,6 +121,32 @@ prune (SrCrashGuard *self,
   return TRUE;
 }
 
+/* Forgets the apps none of whose exits is in the window any more.
+ * Returns whether any was forgotten. */
+static gboolean
+forget_quiet_apps (SrCrashGuard *self,
+                   gint64        now,
+                   guint         window_secs)
+{
+  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
+  gboolean forgot = FALSE;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->exits);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GArray *array = value;
+
+      if (array->len == 0 || g_array_index (array, gint64, array->len - 1) < since)
+        {
+          g_hash_table_iter_remove (&iter);
+          forgot = TRUE;
+        }
+    }
+  return forgot;
+}
+
 gboolean
 sr_crash_guard_note_exit (SrCrashGuard  *self,
                           const char    *app_id,
@@ -128,6 +156,7 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
                           GError       **error)
 {
   GVariant *state = NULL;
+  gboolean changed = FALSE;
   GArray *array;
 
   g_mutex_lock (&self->lock);
@@ -135,10 +164,7 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
   if (voluntary)
     {
       if (array != NULL)
-        {
-          g_hash_table_remove (self->exits, app_id);
-          state = serialize (self);
-        }
+        changed = g_hash_table_remove (self->exits, app_id);
     }
   else
     {
@@ -149,8 +175,11 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
         }
       g_array_append_val (array, now);
       prune (self, app_id, array, now, window_secs);
-      state = serialize (self);
+      changed = TRUE;
     }
+  changed |= forget_quiet_apps (self, now, window_secs);
+  if (changed)
+    state = serialize (self);
   g_mutex_unlock (&self->lock);
 
   /* Only the main thread notes exits, so writes land in order. */

@@ -76,6 +76,44 @@ test_crash_guard_bounded (void)
   remove_tmp (path);
 }
 
+/* Apps whose exits all fell out of the window are forgotten by the next
+ * exit noted, whoever it is for: the file holds recent crashes only. */
+static void
+test_crash_guard_forgets_quiet_apps (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sr-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "crash-counters", NULL);
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) reloaded = NULL;
+  GStatBuf st;
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.Crashy%u", i);
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (100 + i % 30) * S, 60, NULL));
+    }
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 40000);
+
+  /* At 175 s, the half whose exit was before 115 s is out of the window. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.Other", TRUE, 175 * S, 60, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Crashy29", 175 * S, 60), ==, 1);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 15000);
+  g_assert_cmpint (st.st_size, <, 25000);
+
+  /* At 200 s none is left but the one that just crashed. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 200 * S, 60, NULL));
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, <, 100);
+  reloaded = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.New", 200 * S, 60), ==, 1);
+  g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.Crashy29", 130 * S, 60), ==, 0);
+
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static void
 test_clear_points (void)
 {
@@ -187,6 +225,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/crash-guard/counts-and-persists", test_crash_guard_counts_and_persists);
   g_test_add_func ("/crash-guard/bounded", test_crash_guard_bounded);
+  g_test_add_func ("/crash-guard/forgets-quiet-apps", test_crash_guard_forgets_quiet_apps);
   g_test_add_func ("/clear-points/record", test_clear_points);
   g_test_add_func ("/clear-points/write-failure", test_clear_points_write_failure_changes_nothing);
   g_test_add_func ("/state-file/corrupt", test_state_file_corrupt_is_set_aside);
