@@ -39,6 +39,7 @@
 #include "sr-fuzz-calls.h"
 #include "sr-fuzz-random.h"
 #include "sr-fuzz-raw.h"
+#include "sr-proc.h"
 
 #define ORDINARY_CALLS 1000
 
@@ -487,42 +488,13 @@ process_usage (guint32 pid)
   return usage;
 }
 
-static guint64
-cpu_ticks (guint32 pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%u/stat", pid);
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-  const char *after_comm;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL) ||
-      (after_comm = strrchr (contents, ')')) == NULL)
-    return 0;
-  fields = g_strsplit (after_comm + 2, " ", 16);
-  if (g_strv_length (fields) < 16)
-    return 0;
-  /* utime and stime, fields 14 and 15 of stat. */
-  return g_ascii_strtoull (fields[11], NULL, 10) + g_ascii_strtoull (fields[12], NULL, 10);
-}
-
 /* Until policyd has used no CPU for 3 s (at most a minute): its storage
  * worker has finished what the calls queued, and whatever it does once
  * idle (trimming its heap, say) has been done. */
 static void
 wait_until_idle (guint32 pid)
 {
-  guint64 last = cpu_ticks (pid);
-  guint quiet = 0;
-
-  for (guint i = 0; i < 600 && quiet < 30; i++)
-    {
-      guint64 now;
-
-      g_usleep (G_USEC_PER_SEC / 10);
-      now = cpu_ticks (pid);
-      quiet = now == last ? quiet + 1 : 0;
-      last = now;
-    }
+  sr_proc_wait_until_idle ((GPid) pid, 3000, 60000);
 }
 
 /* -- Memory ----------------------------------------------------------------- */
