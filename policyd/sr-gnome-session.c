@@ -18,6 +18,7 @@
 #include "sr-app-id.h"
 #include "sr-error.h"
 #include "sr-gnome-session.h"
+#include "sr-serialized.h"
 
 #define INSTANCES_TYPE G_VARIANT_TYPE ("a{s(a{sv}aa{sv})}")
 
@@ -26,27 +27,13 @@ sr_gnome_session_parse (const void  *data,
                         gsize        size,
                         GError     **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GVariant) state = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new (data, size);
+  g_autoptr(GVariant) state = sr_serialized_load (G_VARIANT_TYPE_VARDICT, bytes,
+                                                  SR_GNOME_SESSION_MAX_SIZE, error);
   g_autoptr(GVariant) instances = NULL;
 
-  if (size > SR_GNOME_SESSION_MAX_SIZE)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
-                   "is %" G_GSIZE_FORMAT " bytes, more than a session state can be", size);
-      return NULL;
-    }
-
-  bytes = g_bytes_new (data, size);
-  state = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
-  /* Data that is not in normal form is not what GVariant would have
-   * written: most likely not a state file at all. */
-  if (!g_variant_is_normal_form (state))
-    {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_FAILED,
-                           "is not a serialized a{sv}");
-      return NULL;
-    }
+  if (state == NULL)
+    return NULL;
 
   instances = g_variant_lookup_value (state, "instances", NULL);
   if (instances != NULL && !g_variant_is_of_type (instances, INSTANCES_TYPE))

@@ -16,6 +16,7 @@
 
 #include "sr-error.h"
 #include "sr-gtk-state.h"
+#include "sr-serialized.h"
 
 #define GTK_STATE_TYPE G_VARIANT_TYPE ("(a{sv}a{sv}a(a{sv}a{sv}))")
 
@@ -25,32 +26,17 @@ sr_gtk_state_parse (const void  *data,
                     guint       *out_windows,
                     GError     **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GVariant) state = NULL;
+  /* Nothing made from @data outlives this call: no copy. GVariant takes
+   * an empty file, and most runs of zeros, for normal: no windows, or
+   * empty windows, which is also what GTK would restore from them. */
+  g_autoptr(GBytes) bytes = g_bytes_new_static (data, size);
+  g_autoptr(GVariant) state = sr_serialized_load (GTK_STATE_TYPE, bytes,
+                                                  SR_GTK_STATE_MAX_SIZE, error);
   g_autoptr(GVariant) windows = NULL;
   gsize n;
 
-  if (size > SR_GTK_STATE_MAX_SIZE)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
-                   "is %" G_GSIZE_FORMAT " bytes, more than a GTK state can be", size);
-      return FALSE;
-    }
-
-  /* Nothing made from @data outlives this call: no copy. */
-  bytes = g_bytes_new_static (data, size);
-  state = g_variant_ref_sink (g_variant_new_from_bytes (GTK_STATE_TYPE, bytes, FALSE));
-  /* GTK writes what GVariant serialized, which is always in normal form;
-   * anything else was not written by GTK, and counting its children would
-   * count what GVariant made up for it. (GVariant takes an empty file, and
-   * most runs of zeros, for normal: no windows, or empty windows, which is
-   * also what GTK would restore from them.) */
-  if (!g_variant_is_normal_form (state))
-    {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_FAILED,
-                           "is not a serialized (a{sv}a{sv}a(a{sv}a{sv}))");
-      return FALSE;
-    }
+  if (state == NULL)
+    return FALSE;
 
   windows = g_variant_get_child_value (state, 2);
   n = g_variant_n_children (windows);

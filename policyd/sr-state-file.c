@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "sr-error.h"
+#include "sr-serialized.h"
 #include "sr-state-file.h"
 
 /* State files hold a few hundred bytes per app; anything far larger is
@@ -53,13 +54,7 @@ sr_state_file_load (const char          *path,
     }
 
   bytes = g_mapped_file_get_bytes (mapped);
-  if (g_bytes_get_size (bytes) <= STATE_FILE_MAX)
-    {
-      value = g_variant_new_from_bytes (type, bytes, FALSE);
-      if (!g_variant_is_normal_form (value))
-        g_clear_pointer (&value, g_variant_unref);
-    }
-
+  value = sr_serialized_load (type, bytes, STATE_FILE_MAX, &local_error);
   if (value == NULL)
     {
       g_autofree char *aside = g_strconcat (path, ".corrupt", NULL);
@@ -67,8 +62,9 @@ sr_state_file_load (const char          *path,
       if (g_rename (path, aside) != 0)
         g_clear_pointer (&aside, g_free);
       g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
-                   "%s is not a valid state file%s%s; starting afresh",
-                   path, aside ? ", moved it to " : "", aside ? aside : "");
+                   "%s is not a valid state file (it %s)%s%s; starting afresh",
+                   path, local_error->message,
+                   aside ? ", moved it to " : "", aside ? aside : "");
       return NULL;
     }
 
