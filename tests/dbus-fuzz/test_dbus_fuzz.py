@@ -75,8 +75,9 @@ class DBusFuzzTest(unittest.TestCase):
         self.assertEqual(self.s.owner_pid(), self.s.policyd.pid)
 
         listing = self.s.gsettings('list-recursively')
-        keys = [line.split(' ', 2)[1] for line in listing.split('\n') if line.startswith('org.')]
-        self.assertEqual(sorted(keys), sorted(KEYS), listing)
+        lines = listing.split('\n')
+        self.assertTrue(all(line.startswith('org.gnome.SessionRestore ') for line in lines), listing)
+        self.assertEqual(sorted(line.split(' ', 2)[1] for line in lines), sorted(KEYS), listing)
         dump = subprocess.run(['dconf', 'dump', '/org/gnome/session-restore/'], env=self.s.env,
                               capture_output=True, text=True)
         self.assertEqual(dump.returncode, 0, dump.stderr)
