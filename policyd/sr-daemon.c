@@ -32,6 +32,8 @@
 #define ACTION_LIST "org.gnome.SessionRestore.list"
 #define USEC_PER_DAY (G_USEC_PER_SEC * (gint64) 86400)
 #define MAINTENANCE_INTERVAL_SECS (24 * 60 * 60)
+#define FIRST_MAINTENANCE_QUIET_SECS 1
+#define FIRST_MAINTENANCE_LATEST_SECS 30
 
 struct _SrDaemon {
   SrSettings *settings;          /* (owned) */
@@ -46,6 +48,8 @@ struct _SrDaemon {
   gulong settings_changed_id;
   gulong state_to_clear_id;
   guint maintenance_id;
+  guint first_maintenance_id;
+  gint64 exported_at;            /* monotonic µs */
 };
 
 typedef struct _Method Method;
@@ -419,10 +423,25 @@ run_maintenance (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Method calls seen by the filter since the last look; see below. */
+static gint calls_seen;
+
+/* The start-up maintenance waits for start-up's burst of calls to pass (at
+ * login, the session manager asks about every app it restores): it runs
+ * once a second has gone by without a call, or at the latest 30 s on, so
+ * that the first answers do not share the machine with a search of the
+ * stores. */
 static gboolean
 run_first_maintenance (gpointer user_data)
 {
-  run_maintenance (user_data);
+  SrDaemon *self = user_data;
+
+  if (g_atomic_int_exchange (&calls_seen, 0) != 0 &&
+      g_get_monotonic_time () - self->exported_at < FIRST_MAINTENANCE_LATEST_SECS * G_USEC_PER_SEC)
+    return G_SOURCE_CONTINUE;
+
+  self->first_maintenance_id = 0;
+  run_maintenance (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -754,6 +773,7 @@ on_message_cb (GDBusConnection *bus,
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
     return message;
 
+  g_atomic_int_set (&calls_seen, 1);
   g_rw_lock_reader_lock (&fast_lock);
   if (fast_daemon != NULL && answer_on_worker (fast_daemon, bus, message))
     g_clear_object (&message);
@@ -842,6 +862,7 @@ sr_daemon_free (SrDaemon *self)
   g_clear_signal_handler (&self->settings_changed_id, self->settings);
   g_clear_signal_handler (&self->state_to_clear_id, self->settings);
   g_clear_handle_id (&self->maintenance_id, g_source_remove);
+  g_clear_handle_id (&self->first_maintenance_id, g_source_remove);
   /* Waits for queued removals: a clear that was promised is carried out. */
   g_clear_pointer (&self->storage, sr_storage_free);
   g_clear_pointer (&self->callers, sr_caller_cache_free);
@@ -871,7 +892,10 @@ sr_daemon_export (SrDaemon         *self,
   self->callers = sr_caller_cache_new (bus);
   open_fast_path (self);
 
-  g_idle_add_full (G_PRIORITY_LOW, run_first_maintenance, self, NULL);
+  self->exported_at = g_get_monotonic_time ();
+  self->first_maintenance_id =
+    g_timeout_add_seconds_full (G_PRIORITY_LOW, FIRST_MAINTENANCE_QUIET_SECS,
+                                run_first_maintenance, self, NULL);
   self->maintenance_id = g_timeout_add_seconds (MAINTENANCE_INTERVAL_SECS, run_maintenance, self);
   return TRUE;
 }

@@ -225,12 +225,31 @@ class ExpiryTest(PolicydTestCase):
         sim = Simulator(self.s)
         self.s.gsettings('set', 'max-age-days', '-1')
         old = now_us() - 4000 * USEC_PER_DAY
-        sim.memory = {A: {'1': {'saved_at': old, 'flatpak': False, 'payload': b''}}}
+        # B is excluded: its state going shows that the start-up purge ran.
+        sim.memory = {A: {'1': {'saved_at': old, 'flatpak': False, 'payload': b''}},
+                      B: {'1': {'saved_at': old, 'flatpak': False, 'payload': b''}}}
         sim.write_back()
+        self.s.gsettings('set', 'excluded-apps', f"['{B}']")
         self.s.start_policyd()
-        self.s.settle(0.5)
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(B, '1')), what='the start-up purge')
         self.assertTrue(os.path.exists(sim.gtk_path(A, '1')))
         self.assertEqual(sim.restore(A, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_start_up_purge_waits_for_the_first_calls(self):
+        # At login the session manager asks about every app it restores:
+        # the start-up purge waits until calls stop for a second.
+        sim = Simulator(self.s)
+        sim.memory = {A: {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+        self.s.gsettings('set', 'excluded-apps', f"['{A}']")
+        self.s.start_policyd()
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            self.assertEqual(self.s.check_save(B), (ALLOW, 'allowed'))
+            self.assertTrue(os.path.exists(sim.gtk_path(A, '1')), 'purged while calls came in')
+            time.sleep(0.2)
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(A, '1')),
+                          what='the purge once calls stopped')
 
     def test_excluded_and_disabled_are_purged_at_start_up(self):
         sim = Simulator(self.s)
