@@ -26,6 +26,9 @@
 #define STORE_PATH "/org/freedesktop/impl/portal/PermissionStore"
 
 static int calls = 20000;
+/* Cold starts of each service, alternating: a start takes a few ms, and
+ * one of them can be twice as slow on a busy machine. */
+#define COLD_STARTS 15
 static int warmup = 2000;
 
 /* -- The minimal service: the floor for a GDBus service ------------------- */
@@ -132,15 +135,6 @@ measure_latencies (GDBusConnection *bus,
         }
   for (int j = 0; j < n; j++)
     out[j] = latency_of (times->pdata[j]);
-}
-
-static Latency
-measure_latency (GDBusConnection *bus, const Call *c)
-{
-  Latency result;
-
-  measure_latencies (bus, &c, &result, 1);
-  return result;
 }
 
 typedef struct {
@@ -282,6 +276,47 @@ set_exclusions (int n)
     g_error ("dconf load: %s", error ? error->message : "failed");
 }
 
+/* CheckRestore with 10,000 excluded apps against none. The exclusions
+ * change between rounds (in alternating order), so that both figures see
+ * the same machine; after each change, once policyd has used no CPU for
+ * 300 ms: excluding 10,000 apps sets off work in the background (clear
+ * points and a search of the stores), which would otherwise be counted as
+ * latency. */
+#define EXCLUSION_ROUNDS 10
+
+static void
+measure_exclusions (GDBusConnection *bus,
+                    const Call      *c,
+                    GPid             pid,
+                    Latency         *out_none,
+                    Latency         *out_excluded)
+{
+  g_autoptr(GArray) none = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) excluded = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (int round = 0; round < EXCLUSION_ROUNDS; round++)
+    for (int k = 0; k < 2; k++)
+      {
+        gboolean exclude = (round + k) % 2 == 1;
+
+        set_exclusions (exclude ? 10000 : 0);
+        sr_proc_wait_until_idle (pid, 300, 30000);
+        for (int i = 0; i < warmup / EXCLUSION_ROUNDS + calls / EXCLUSION_ROUNDS; i++)
+          {
+            g_autoptr(GError) error = NULL;
+            gint64 t = call_once (bus, c, &error);
+
+            if (t < 0)
+              g_error ("%s failed: %s", c->method, error->message);
+            if (i >= warmup / EXCLUSION_ROUNDS)
+              g_array_append_val (exclude ? excluded : none, t);
+          }
+      }
+  set_exclusions (0);
+  *out_none = latency_of (none);
+  *out_excluded = latency_of (excluded);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -294,8 +329,8 @@ main (int argc, char **argv)
   char *store_argv[] = { (char *) store, (char *) "--replace", NULL };
   GVariantDict options;
   Call nothing, ping, check_restore, check_save, lookup;
-  Latency l_nothing, l_ping, l_restore, l_save, l_lookup, l_excl, l_none, l_none_after;
-  double cold_minimal[5], cold_policyd[5], tp_minimal, tp_policyd;
+  Latency l_nothing, l_ping, l_restore, l_save, l_lookup, l_excl, l_none;
+  double cold_minimal[COLD_STARTS], cold_policyd[COLD_STARTS], tp_minimal, tp_policyd;
   double rss_minimal, rss_minimal_after, rss_start, rss_warm, rss_after;
   GPid minimal_pid, policyd_pid, store_pid;
   const int million = g_getenv ("SR_BENCH_QUICK") ? 100000 : 1000000;
@@ -325,7 +360,7 @@ main (int argc, char **argv)
                     g_variant_ref_sink (g_variant_new ("(ss)", "bench", "org.example.App")) };
 
   /* Cold start first, on a quiet bus. */
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < COLD_STARTS; i++)
     {
       cold_minimal[i] = cold_start (bus, self_argv, &nothing, NULL);
       cold_policyd[i] = cold_start (bus, policyd_argv, &check_restore, NULL);
@@ -375,19 +410,7 @@ main (int argc, char **argv)
   measure_throughput (&check_restore, 16, million * 9 / 10 / 16);
   rss_after = rss_mib (policyd_pid);
 
-  /* No exclusions before and after, against 10,000 in between, each
-   * once policyd has used no CPU for 300 ms: a change of settings sets off
-   * work in the background (10,000 exclusions: clear points and a search
-   * of the stores), which would otherwise be measured as latency. */
-  sr_proc_wait_until_idle (policyd_pid, 300, 30000);
-  l_none = measure_latency (bus, &check_restore);
-  set_exclusions (10000);
-  sr_proc_wait_until_idle (policyd_pid, 300, 30000);
-  l_excl = measure_latency (bus, &check_restore);
-  set_exclusions (0);
-  sr_proc_wait_until_idle (policyd_pid, 300, 30000);
-  l_none_after = measure_latency (bus, &check_restore);
-  l_none.median = (l_none.median + l_none_after.median) / 2;
+  measure_exclusions (bus, &check_restore, policyd_pid, &l_none, &l_excl);
 
   g_print ("latency, %d calls after %d warm-up, interleaved (us)          median      p99\n", calls, warmup);
   g_print ("  minimal service, do-nothing method            %8.1f %8.1f\n", l_nothing.median, l_nothing.p99);
@@ -395,11 +418,11 @@ main (int argc, char **argv)
   g_print ("  policyd CheckRestore                          %8.1f %8.1f\n", l_restore.median, l_restore.p99);
   g_print ("  policyd CheckSave                             %8.1f %8.1f\n", l_save.median, l_save.p99);
   g_print ("  xdg-permission-store Lookup                   %8.1f %8.1f\n", l_lookup.median, l_lookup.p99);
-  g_print ("  CheckRestore, no exclusions (mean of before and after) / 10,000   %8.1f %8.1f\n",
+  g_print ("  CheckRestore, no exclusions / 10,000 (alternating rounds) %8.1f %8.1f\n",
            l_none.median, l_excl.median);
   g_print ("throughput, 16 clients (calls/s): minimal %.0f, policyd CheckRestore %.0f\n", tp_minimal, tp_policyd);
-  g_print ("cold start, exec to first answer (ms, median of 5): minimal %.1f, policyd %.1f\n",
-           median_of (cold_minimal, 5), median_of (cold_policyd, 5));
+  g_print ("cold start, exec to first answer (ms, median of %d): minimal %.1f, policyd %.1f\n",
+           COLD_STARTS, median_of (cold_minimal, COLD_STARTS), median_of (cold_policyd, COLD_STARTS));
   g_print ("resident memory (MiB): minimal after start %.1f, after %d calls %.1f;\n"
            "  policyd after start %.1f, after %d calls %.1f, after %d calls %.1f\n",
            rss_minimal, million, rss_minimal_after, rss_start, million / 10, rss_warm,
@@ -411,7 +434,8 @@ main (int argc, char **argv)
   report ("CheckSave median / do-nothing method", l_save.median / l_nothing.median, 1.10, TRUE);
   report ("CheckRestore median / xdg-permission-store Lookup", l_restore.median / l_lookup.median, 1.00, TRUE);
   report ("throughput, 16 clients / minimal service", tp_policyd / tp_minimal, 0.90, FALSE);
-  report ("cold start / minimal service", median_of (cold_policyd, 5) / median_of (cold_minimal, 5), 1.50, TRUE);
+  report ("cold start / minimal service", median_of (cold_policyd, COLD_STARTS) / median_of (cold_minimal, COLD_STARTS),
+          1.50, TRUE);
   report ("memory after start / minimal service", rss_start / rss_minimal, 1.30, TRUE);
   report ("memory after the million calls / minimal service", rss_after / rss_minimal_after, 1.30, TRUE);
   report ("memory growth over the last nine tenths of them", rss_after / rss_warm, 1.02, TRUE);
