@@ -1,9 +1,10 @@
 /* sr-crash-guard.c: counts involuntary exits per app
  *
  * Each app keeps the times of its recent involuntary exits; a voluntary
- * exit forgets them, and so does the window passing: each exit noted also
- * forgets every app with no exit left in the window, so the table holds
- * the apps that crashed lately, not every app that ever did. Times are wall-clock µs so that they mean the same
+ * exit forgets them, and so does time: each exit noted also forgets every
+ * app with no exit in the largest window the schema allows (a week), so
+ * the table holds the apps that crashed lately, not every app that ever
+ * did, and widening the window later still finds the exits within it. Times are wall-clock µs so that they mean the same
  * after policyd (or the machine) restarts. The table is written to disk
  * whenever it changes, which is on app exits only, never on a check.
  *
@@ -20,6 +21,8 @@
 
 /* The schema's largest threshold: older exits can never matter. */
 #define MAX_EXITS_KEPT 1000
+/* The schema's largest crash-loop-window, in seconds. */
+#define MAX_WINDOW_SECS (7 * 24 * 60 * 60)
 #define STATE_TYPE G_VARIANT_TYPE ("a{sax}")
 
 struct _SrCrashGuard {
@@ -121,14 +124,13 @@ prune (SrCrashGuard *self,
   return TRUE;
 }
 
-/* Forgets the apps none of whose exits is in the window any more.
- * Returns whether any was forgotten. */
+/* Forgets the apps none of whose exits could be in any window. Returns
+ * whether any was forgotten. */
 static gboolean
 forget_quiet_apps (SrCrashGuard *self,
-                   gint64        now,
-                   guint         window_secs)
+                   gint64        now)
 {
-  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
+  gint64 since = now - (gint64) MAX_WINDOW_SECS * G_USEC_PER_SEC;
   gboolean forgot = FALSE;
   GHashTableIter iter;
   gpointer value;
@@ -177,7 +179,7 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
       prune (self, app_id, array, now, window_secs);
       changed = TRUE;
     }
-  changed |= forget_quiet_apps (self, now, window_secs);
+  changed |= forget_quiet_apps (self, now);
   if (changed)
     state = serialize (self);
   g_mutex_unlock (&self->lock);

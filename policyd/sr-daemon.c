@@ -698,6 +698,28 @@ static const GDBusInterfaceVTable vtable = {
 static GRWLock fast_lock;
 static SrDaemon *fast_daemon;   /* (unowned) (nullable): guarded by fast_lock */
 
+/* NoteExit calls handed to the main thread and not finished yet. A check
+ * sent after a NoteExit must see that exit, as it did when everything ran
+ * in order on the main thread (a consumer may send both without waiting
+ * for the first reply): while one is pending, checks go the main thread's
+ * way too, behind it. Exits are rare; checks are not held up otherwise. */
+static gint pending_exits;
+
+static gboolean
+is_note_exit (GDBusMessage *message)
+{
+  return g_strcmp0 (g_dbus_message_get_member (message), "NoteExit") == 0 &&
+         g_strcmp0 (g_dbus_message_get_signature (message), "sb") == 0;
+}
+
+/* When a NoteExit's message goes: after its reply, whatever the outcome
+ * (GDBus keeps the message with the call until then). */
+static void
+on_exit_done (gpointer data)
+{
+  g_atomic_int_add (&pending_exits, -1);
+}
+
 /* On GDBus's worker thread. TRUE when @message was answered. */
 static gboolean
 answer_on_worker (SrDaemon        *self,
@@ -718,6 +740,14 @@ answer_on_worker (SrDaemon        *self,
   if (g_strcmp0 (g_dbus_message_get_path (message), SR_OBJECT_PATH) != 0 ||
       g_strcmp0 (g_dbus_message_get_interface (message), sr_policy_interface.name) != 0 ||
       sender == NULL || params == NULL)
+    return FALSE;
+  if (is_note_exit (message))
+    {
+      g_atomic_int_inc (&pending_exits);
+      g_object_set_data_full (G_OBJECT (message), "sr-pending-exit", message, on_exit_done);
+      return FALSE;
+    }
+  if (g_atomic_int_get (&pending_exits) > 0)
     return FALSE;
   if (g_strcmp0 (member, "CheckSave") == 0 && g_strcmp0 (signature, "s") == 0)
     save = TRUE;

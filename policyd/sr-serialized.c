@@ -27,7 +27,7 @@ sr_serialized_load (const GVariantType  *type,
   if (size > max_size)
     {
       g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
-                   "is %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT " read",
+                   "is %" G_GSIZE_FORMAT " bytes; at most %" G_GSIZE_FORMAT " are read",
                    size, max_size);
       return NULL;
     }

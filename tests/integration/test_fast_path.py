@@ -25,15 +25,16 @@ ROUNDS = 50 if SLOW > 1 else 200
 class Call(threading.Thread):
     """One call on its own thread, so the test can see whether it waits."""
 
-    def __init__(self, bus, method, signature, *args):
+    def __init__(self, bus, method, signature, *args, iface=IFACE):
         super().__init__(daemon=True)
         self.bus, self.method, self.signature, self.args = bus, method, signature, args
+        self.iface = iface
         self.reply = self.error = None
         self.start()
 
     def run(self):
         try:
-            reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, IFACE, self.method,
+            reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, self.iface, self.method,
                                        GLib.Variant(f'({self.signature})', self.args), None,
                                        Gio.DBusCallFlags.NONE, 120000, None)
             self.reply = reply.unpack()
@@ -70,12 +71,13 @@ class FastPathTest(PolicydTestCase):
         self.addCleanup(resume)
 
         setting = Call(self.s.bus, 'SetSetting', 'sv', 'login-restore', GLib.Variant('s', 'never'))
-        # NoteExit always runs on the main thread: once one does not come
-        # back, the main thread is held up (SetSetting first waits for
-        # polkit, without holding it).
+        # Property reads always run on the main thread: once one does not
+        # come back, the main thread is held up (SetSetting first waits
+        # for polkit, without holding it).
         deadline = time.monotonic() + 20 * SLOW
         while True:
-            probe = Call(self.s.bus, 'NoteExit', 'sb', 'org.example.Probe', True)
+            probe = Call(self.s.bus, 'Get', 'ss', IFACE, 'Enabled',
+                         iface='org.freedesktop.DBus.Properties')
             probe.join(HELD_UP)
             if probe.is_alive():
                 break
@@ -102,7 +104,7 @@ class FastPathTest(PolicydTestCase):
 
         resume()
         self.assertEqual(setting.result(), ())
-        self.assertEqual(probe.result(), ())
+        self.assertEqual(probe.result(), (True,))
         self.assertEqual(self.s.gsettings_value('login-restore'), 'never')
         self.assertEqual(self.s.check_restore(APP, RESTORE), (DENY, 'login-off'))
 
@@ -167,6 +169,25 @@ class FastPathTest(PolicydTestCase):
         self.s.gsettings('set', 'enabled', 'true')
         self.s.wait_until(lambda: self.s.check_save(APP) == (ALLOW, 'allowed'),
                           what='the switch to come back on')
+
+    def test_checks_see_exits_sent_before_them(self):
+        # A consumer may report exits and ask straight after, without
+        # waiting for the replies: the check must see the exits, as when
+        # everything ran in order on the main thread.
+        self.assertEqual(self.s.check_save(APP), (ALLOW, 'allowed'))
+        for i in range(20):
+            app = f'org.example.Crashy{i}'
+            for _ in range(3):
+                self.s.bus.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
+                                GLib.Variant('(sb)', (app, False)), None,
+                                Gio.DBusCallFlags.NONE, -1, None, None, None)
+            self.assertEqual(self.s.check_restore(app, RECOVER), (DENY, 'crash-loop'), app)
+        # Exits done, checks are answered on the worker thread again: with
+        # the main thread held up, they still come back.
+        setting, probe, resume = self.hold_up_main_thread()
+        self.assertEqual(self.s.check_restore('org.example.Crashy0', RECOVER), (DENY, 'crash-loop'))
+        resume()
+        self.assertEqual(setting.result(), ())
 
     def test_no_reply_expected_gets_none(self):
         # A check sent with NO_REPLY_EXPECTED is answered with nothing; the
