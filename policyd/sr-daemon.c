@@ -65,11 +65,13 @@ struct _Method {
   void (*run) (SrDaemon *self, GVariant *params, GDBusMethodInvocation *invocation);
 };
 
+/* @policy: the main thread's, or a snapshot on another thread */
 static SrDecisionContext
-decision_context (SrDaemon *self)
+decision_context (SrDaemon       *self,
+                  const SrPolicy *policy)
 {
   return (SrDecisionContext) {
-    .policy = sr_settings_get_policy (self->settings),
+    .policy = policy,
     .crash_guard = self->crash_guard,
     .clear_points = self->clear_points,
     .now = g_get_real_time (),
@@ -123,7 +125,7 @@ run_check_save (SrDaemon              *self,
                 GVariant              *params,
                 GDBusMethodInvocation *invocation)
 {
-  SrDecisionContext ctx = decision_context (self);
+  SrDecisionContext ctx = decision_context (self, sr_settings_get_policy (self->settings));
   g_autoptr(GError) error = NULL;
   const char *app_id, *why = NULL;
   SrVerdict verdict = SR_VERDICT_DENY;
@@ -139,7 +141,7 @@ run_check_restore (SrDaemon              *self,
                    GVariant              *params,
                    GDBusMethodInvocation *invocation)
 {
-  SrDecisionContext ctx = decision_context (self);
+  SrDecisionContext ctx = decision_context (self, sr_settings_get_policy (self->settings));
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reason_arg = g_variant_get_child_value (params, 1);
   g_autoptr(GVariant) options = g_variant_get_child_value (params, 2);
@@ -761,12 +763,7 @@ answer_on_worker (SrDaemon        *self,
   if (!sr_caller_cache_may_ask_about (self->callers, sender, app_id))
     return FALSE;
 
-  ctx = (SrDecisionContext) {
-    .policy = sr_settings_dup_policy (self->settings),
-    .crash_guard = self->crash_guard,
-    .clear_points = self->clear_points,
-    .now = g_get_real_time (),
-  };
+  ctx = decision_context (self, sr_settings_dup_policy (self->settings));
   if (save)
     {
       ok = sr_decide_save (&ctx, app_id, &verdict, &why, NULL);
