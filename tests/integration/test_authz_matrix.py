@@ -114,9 +114,6 @@ _ROWS = {
         'SetAppExcluded(own)': _NEVER, 'SetAppExcluded(other)': _NEVER,
         'ListStoredState': _NEVER,
         'Clear(own)': _NEVER, 'Clear(all)': _NEVER,
-        # Documented, not yet done: policyd answers property reads without
-        # the gate, so these rows fail until it does (or the XML says
-        # otherwise).
         'Get(ExcludedApps)': _NEVER, 'GetAll': _NEVER,
     },
 }
