@@ -6,7 +6,6 @@
 
 #include "config.h"
 
-#include <malloc.h>
 #include <signal.h>
 
 #include <glib-unix.h>
@@ -22,37 +21,6 @@ typedef struct {
   int exit_status;
 } Context;
 
-/* GDBus parses every incoming message on its worker thread into many small
- * allocations that the main thread frees later; glibc keeps what is freed
- * in the worker's arena, so a burst of calls or one huge message would
- * leave policyd tens of MiB bigger for good (58 MiB after the D-Bus
- * fuzzer, 15.6 after a trim). Give it back once calls have stopped for a
- * moment: an incoming message schedules one trim, TRIM_DELAY_SECS on,
- * unless one is already due. */
-#define TRIM_DELAY_SECS 2
-
-static gint trim_due;
-
-static gboolean
-on_trim_cb (gpointer user_data)
-{
-  g_atomic_int_set (&trim_due, 0);
-  malloc_trim (0);
-  return G_SOURCE_REMOVE;
-}
-
-/* On GDBus's worker thread: the timeout is added to the main context. */
-static GDBusMessage *
-on_message_cb (GDBusConnection *bus,
-               GDBusMessage    *message,
-               gboolean         incoming,
-               gpointer         user_data)
-{
-  if (incoming && g_atomic_int_compare_and_exchange (&trim_due, 0, 1))
-    g_timeout_add_seconds_full (G_PRIORITY_LOW, TRIM_DELAY_SECS, on_trim_cb, NULL, NULL);
-  return message;
-}
-
 static void
 on_bus_acquired_cb (GDBusConnection *bus,
                     const char      *name,
@@ -61,7 +29,6 @@ on_bus_acquired_cb (GDBusConnection *bus,
   Context *ctx = user_data;
   g_autoptr(GError) error = NULL;
 
-  g_dbus_connection_add_filter (bus, on_message_cb, NULL, NULL);
   if (!sr_daemon_export (ctx->daemon, bus, &error))
     {
       g_printerr ("Could not export %s: %s\n", SR_OBJECT_PATH, error->message);

@@ -14,6 +14,8 @@
 
 #include "config.h"
 
+#include <malloc.h>
+
 #include "sr-app-id.h"
 #include "sr-authority.h"
 #include "sr-caller.h"
@@ -791,13 +793,38 @@ answer_on_worker (SrDaemon        *self,
   return TRUE;
 }
 
+/* GDBus parses every incoming message on its worker thread into many small
+ * allocations that the main thread frees later; glibc keeps what is freed
+ * in the worker's arena, so a burst of calls or one huge message would
+ * leave policyd tens of MiB bigger for good (58 MiB after the D-Bus
+ * fuzzer, 15.6 after a trim). Give it back once calls have stopped for a
+ * moment: an incoming message schedules one trim, TRIM_DELAY_SECS on,
+ * unless one is already due. */
+#define TRIM_DELAY_SECS 2
+
+static gint trim_due;
+
+static gboolean
+on_trim_cb (gpointer user_data)
+{
+  g_atomic_int_set (&trim_due, 0);
+  malloc_trim (0);
+  return G_SOURCE_REMOVE;
+}
+
+/* On GDBus's worker thread, for every message: the one filter policyd
+ * has. Timeouts are added to the main context. */
 static GDBusMessage *
 on_message_cb (GDBusConnection *bus,
                GDBusMessage    *message,
                gboolean         incoming,
                gpointer         user_data)
 {
-  if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
+  if (!incoming)
+    return message;
+  if (g_atomic_int_compare_and_exchange (&trim_due, 0, 1))
+    g_timeout_add_seconds_full (G_PRIORITY_LOW, TRIM_DELAY_SECS, on_trim_cb, NULL, NULL);
+  if (g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
     return message;
 
   g_atomic_int_set (&calls_seen, 1);
