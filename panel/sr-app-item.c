@@ -6,6 +6,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-app-item"
+
 #include "config.h"
 
 #include "sr-app-item.h"

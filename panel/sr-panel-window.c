@@ -17,7 +17,9 @@
 #include "sr-app-item.h"
 #include "sr-app-row.h"
 #include "sr-panel-window.h"
-#include "sr-policy-proxy.h"
+#include "sr-bus.h"
+#include "sr-dbus-policy.h"
+#include "sr-error.h"
 
 #define LOCK_TOOLTIP _("Set by your administrator")
 
@@ -26,7 +28,7 @@ static const int keep_days[] = { 1, 7, 30, 90, -1 };
 struct _SrPanelWindow {
   AdwApplicationWindow parent_instance;
 
-  SrPolicy *policy;               /* (owned) (nullable): while policyd runs */
+  SrDBusPolicy *policy;               /* (owned) (nullable): while policyd runs */
   GCancellable *cancellable;      /* (owned) */
   guint watch_id;
   gboolean updating;              /* controls are being set from policyd */
@@ -108,12 +110,11 @@ toast (SrPanelWindow *self,
 static char *
 describe_error (const GError *error)
 {
-  g_autofree char *remote = g_dbus_error_get_remote_error (error);
   g_autoptr(GError) copy = g_error_copy (error);
 
-  if (g_strcmp0 (remote, "org.gnome.SessionRestore.Error.NotAllowed") == 0)
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
     return g_strdup (_("You are not allowed to make this change"));
-  if (g_strcmp0 (remote, "org.gnome.SessionRestore.Error.Locked") == 0)
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_LOCKED))
     return g_strdup (_("This is set by your administrator"));
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return NULL;
@@ -214,7 +215,7 @@ is_locked (SrPanelWindow *self,
 {
   /* dup, not get: the generated get_ accessors of "as" properties lend
    * strings of the proxy's cache, which a property change frees. */
-  g_auto(GStrv) locked = sr_policy_dup_locked_settings (self->policy);
+  g_auto(GStrv) locked = sr_dbus_policy_dup_locked_settings (self->policy);
 
   return locked != NULL && g_strv_contains ((const char * const *) locked, key);
 }
@@ -266,8 +267,8 @@ static void add_items (SrPanelWindow *self, GPtrArray *added);
 static void
 sync_apps_excluded (SrPanelWindow *self)
 {
-  g_auto(GStrv) user_owned = sr_policy_dup_excluded_apps (self->policy);
-  g_auto(GStrv) admin_owned = sr_policy_dup_admin_excluded_apps (self->policy);
+  g_auto(GStrv) user_owned = sr_dbus_policy_dup_excluded_apps (self->policy);
+  g_auto(GStrv) admin_owned = sr_dbus_policy_dup_admin_excluded_apps (self->policy);
   const char * const *user = (const char * const *) user_owned;
   const char * const *admin = (const char * const *) admin_owned;
   const char * const *lists[] = { user, admin };
@@ -310,12 +311,12 @@ sync_settings (SrPanelWindow *self)
 
   self->updating = TRUE;
 
-  enabled = sr_policy_get_enabled (self->policy);
+  enabled = sr_dbus_policy_get_enabled (self->policy);
   gtk_switch_set_active (self->enabled_switch, enabled);
   gtk_switch_set_state (self->enabled_switch, enabled);
   show_lock (self, GTK_WIDGET (self->enabled_switch), self->enabled_lock, "enabled", TRUE);
 
-  login = sr_policy_dup_login_restore (self->policy);
+  login = sr_dbus_policy_dup_login_restore (self->policy);
   if (g_strcmp0 (login, "ask") == 0)
     login_index = 1;
   else if (g_strcmp0 (login, "never") == 0)
@@ -323,15 +324,15 @@ sync_settings (SrPanelWindow *self)
   adw_combo_row_set_selected (self->login_row, login_index);
   show_lock (self, GTK_WIDGET (self->login_row), self->login_lock, "login-restore", enabled);
 
-  gtk_switch_set_active (self->crash_switch, sr_policy_get_restore_after_crash (self->policy));
-  gtk_switch_set_state (self->crash_switch, sr_policy_get_restore_after_crash (self->policy));
+  gtk_switch_set_active (self->crash_switch, sr_dbus_policy_get_restore_after_crash (self->policy));
+  gtk_switch_set_state (self->crash_switch, sr_dbus_policy_get_restore_after_crash (self->policy));
   show_lock (self, GTK_WIDGET (self->crash_switch), self->crash_lock, "restore-after-crash", enabled);
 
-  gtk_switch_set_active (self->launch_switch, sr_policy_get_restore_on_launch (self->policy));
-  gtk_switch_set_state (self->launch_switch, sr_policy_get_restore_on_launch (self->policy));
+  gtk_switch_set_active (self->launch_switch, sr_dbus_policy_get_restore_on_launch (self->policy));
+  gtk_switch_set_state (self->launch_switch, sr_dbus_policy_get_restore_on_launch (self->policy));
   show_lock (self, GTK_WIDGET (self->launch_switch), self->launch_lock, "restore-on-launch", enabled);
 
-  sync_keep_row (self, sr_policy_get_max_age_days (self->policy));
+  sync_keep_row (self, sr_dbus_policy_get_max_age_days (self->policy));
   show_lock (self, GTK_WIDGET (self->keep_row), self->keep_lock, "max-age-days", enabled);
 
   /* Off: everything below the master switch waits for it. Each control
@@ -341,8 +342,8 @@ sync_settings (SrPanelWindow *self)
   gtk_widget_set_sensitive (self->clear_button, enabled);
   gtk_widget_set_sensitive (self->apps_page, enabled && !is_locked (self, "excluded-apps"));
 
-  locked = sr_policy_dup_locked_settings (self->policy);
-  admin = sr_policy_dup_admin_excluded_apps (self->policy);
+  locked = sr_dbus_policy_dup_locked_settings (self->policy);
+  admin = sr_dbus_policy_dup_admin_excluded_apps (self->policy);
   gtk_revealer_set_reveal_child (self->lock_banner,
                                  (locked != NULL && locked[0] != NULL) ||
                                  (admin != NULL && admin[0] != NULL));
@@ -843,7 +844,7 @@ on_proxy_ready_cb (GObject      *source,
 {
   g_autoptr(SrPanelWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  SrPolicy *policy = sr_policy_proxy_new_for_bus_finish (result, &error);
+  SrDBusPolicy *policy = sr_dbus_policy_proxy_new_for_bus_finish (result, &error);
 
   if (policy == NULL)
     {
@@ -876,7 +877,7 @@ on_name_appeared_cb (GDBusConnection *bus,
 {
   SrPanelWindow *self = user_data;
 
-  sr_policy_proxy_new (bus, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START, name, SR_OBJECT_PATH,
+  sr_dbus_policy_proxy_new (bus, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START, name, SR_OBJECT_PATH,
                        self->cancellable, on_proxy_ready_cb, g_object_ref (self));
 }
 

@@ -11,6 +11,7 @@
 #include <glib-unix.h>
 #include <gio/gio.h>
 
+#include "sr-bus.h"
 #include "sr-daemon.h"
 #include "sr-settings.h"
 

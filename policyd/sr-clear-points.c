@@ -10,6 +10,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-clear-points"
+
 #include "config.h"
 
 #include "sr-clear-points.h"

@@ -14,6 +14,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-crash-guard"
+
 #include "config.h"
 
 #include "sr-crash-guard.h"

@@ -16,22 +16,20 @@
 
 #include <malloc.h>
 
+#include "sr-bus.h"
 #include "sr-app-id.h"
-#include "sr-authority.h"
+#include "sr-polkit.h"
 #include "sr-caller.h"
 #include "sr-clear-points.h"
 #include "sr-crash-guard.h"
 #include "sr-daemon.h"
 #include "sr-decide.h"
 #include "sr-error.h"
-#include "sr-policy-iface.h"
+#include "sr-dbus-iface.h"
 #include "sr-state-file.h"
-#include "sr-storage.h"
-#include "sr-store.h"
+#include "sr-store-worker.h"
+#include "sr-store-dropin.h"
 
-#define ACTION_CONFIGURE "org.gnome.SessionRestore.configure"
-#define ACTION_CLEAR "org.gnome.SessionRestore.clear"
-#define ACTION_LIST "org.gnome.SessionRestore.list"
 #define USEC_PER_DAY (G_USEC_PER_SEC * (gint64) 86400)
 #define MAINTENANCE_INTERVAL_SECS (24 * 60 * 60)
 #define FIRST_MAINTENANCE_QUIET_SECS 1
@@ -41,8 +39,8 @@ struct _SrDaemon {
   SrSettings *settings;          /* (owned) */
   SrCrashGuard *crash_guard;     /* (owned) */
   SrClearPoints *clear_points;   /* (owned) */
-  SrAuthority *authority;        /* (owned) */
-  SrStorage *storage;            /* (owned) */
+  SrPolkit *authority;        /* (owned) */
+  SrStoreWorker *storage;            /* (owned) */
   SrCallerCache *callers;        /* (owned) (nullable): once exported */
   GDBusConnection *bus;          /* (owned) (nullable): once exported */
   guint registration_id;
@@ -207,7 +205,7 @@ static void
 return_after_storage_settles (SrDaemon              *self,
                               GDBusMethodInvocation *invocation)
 {
-  sr_storage_barrier_async (self->storage, on_storage_settled_cb, g_object_ref (invocation));
+  sr_store_worker_barrier_async (self->storage, on_storage_settled_cb, g_object_ref (invocation));
 }
 
 static void
@@ -292,14 +290,14 @@ clear_state (SrDaemon             *self,
     }
 
   if (self->registration_id != 0)
-    g_dbus_connection_emit_signal (self->bus, NULL, SR_OBJECT_PATH, sr_policy_interface.name,
+    g_dbus_connection_emit_signal (self->bus, NULL, SR_OBJECT_PATH, sr_dbus_policy_interface.name,
                                    "StoredStateCleared",
                                    g_variant_new ("(@as)",
                                                   g_variant_new_strv (all ? NULL : apps,
                                                                       all ? 0 : -1)),
                                    NULL);
 
-  sr_storage_remove_async (self->storage, all ? NULL : apps, 0, callback, user_data);
+  sr_store_worker_remove_async (self->storage, all ? NULL : apps, 0, callback, user_data);
   return TRUE;
 }
 
@@ -323,7 +321,7 @@ on_settings_cleared_cb (GObject      *source,
                         GAsyncResult *result,
                         gpointer      user_data)
 {
-  g_autoptr(GVariant) report = sr_storage_finish (NULL, result, NULL);
+  g_autoptr(GVariant) report = sr_store_worker_finish (NULL, result, NULL);
 
   log_removal ("Opt-out", report);
 }
@@ -355,7 +353,7 @@ on_storage_answer_cb (GObject      *source,
 {
   g_autoptr(GDBusMethodInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) answer = sr_storage_finish (NULL, result, &error);
+  g_autoptr(GVariant) answer = sr_store_worker_finish (NULL, result, &error);
 
   if (answer == NULL)
     g_dbus_method_invocation_return_gerror (invocation, error);
@@ -384,7 +382,7 @@ run_list_stored_state (SrDaemon              *self,
                        GVariant              *params,
                        GDBusMethodInvocation *invocation)
 {
-  sr_storage_list_async (self->storage, on_storage_answer_cb, g_object_ref (invocation));
+  sr_store_worker_list_async (self->storage, on_storage_answer_cb, g_object_ref (invocation));
 }
 
 static void
@@ -392,7 +390,7 @@ on_maintained_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(GVariant) report = sr_storage_finish (NULL, result, NULL);
+  g_autoptr(GVariant) report = sr_store_worker_finish (NULL, result, NULL);
 
   log_removal (user_data, report);
 }
@@ -408,12 +406,12 @@ run_maintenance (gpointer user_data)
 
   if (!policy->enabled)
     {
-      sr_storage_remove_async (self->storage, NULL, 0, on_maintained_cb, (gpointer) "Switched off");
+      sr_store_worker_remove_async (self->storage, NULL, 0, on_maintained_cb, (gpointer) "Switched off");
       return G_SOURCE_CONTINUE;
     }
 
   if (policy->max_age_days >= 0)
-    sr_storage_remove_async (self->storage, NULL,
+    sr_store_worker_remove_async (self->storage, NULL,
                              g_get_real_time () - policy->max_age_days * USEC_PER_DAY,
                              on_maintained_cb, (gpointer) "Retention");
 
@@ -421,7 +419,7 @@ run_maintenance (gpointer user_data)
     {
       g_autofree const char **apps =
         (const char **) g_hash_table_get_keys_as_array (policy->excluded, NULL);
-      sr_storage_remove_async (self->storage, apps, 0, on_maintained_cb, (gpointer) "Excluded apps");
+      sr_store_worker_remove_async (self->storage, apps, 0, on_maintained_cb, (gpointer) "Excluded apps");
     }
 
   return G_SOURCE_CONTINUE;
@@ -472,9 +470,9 @@ run_get_all_properties (SrDaemon              *self,
 {
   g_auto(GVariantBuilder) all = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
 
-  for (guint i = 0; sr_policy_interface.properties[i] != NULL; i++)
+  for (guint i = 0; sr_dbus_policy_interface.properties[i] != NULL; i++)
     {
-      const char *name = sr_policy_interface.properties[i]->name;
+      const char *name = sr_dbus_policy_interface.properties[i]->name;
       g_autoptr(GVariant) value = sr_settings_get_property (self->settings, name);
 
       g_variant_builder_add (&all, "{sv}", name, value);
@@ -491,10 +489,10 @@ static const Method methods[] = {
   { "CheckSave", NULL, TRUE, check_app_id_arg, run_check_save },
   { "CheckRestore", NULL, TRUE, check_app_id_arg, run_check_restore },
   { "NoteExit", NULL, TRUE, check_app_id_arg, run_note_exit },
-  { "SetSetting", ACTION_CONFIGURE, FALSE, check_set_setting, run_set_setting },
-  { "SetAppExcluded", ACTION_CONFIGURE, FALSE, check_set_app_excluded, run_set_app_excluded },
-  { "ListStoredState", ACTION_LIST, FALSE, NULL, run_list_stored_state },
-  { "Clear", ACTION_CLEAR, FALSE, check_clear, run_clear },
+  { "SetSetting", SR_ACTION_CONFIGURE, FALSE, check_set_setting, run_set_setting },
+  { "SetAppExcluded", SR_ACTION_CONFIGURE, FALSE, check_set_app_excluded, run_set_app_excluded },
+  { "ListStoredState", SR_ACTION_LIST, FALSE, NULL, run_list_stored_state },
+  { "Clear", SR_ACTION_CLEAR, FALSE, check_clear, run_clear },
 };
 
 /* A call waiting for the bus (who is calling) or for polkit. */
@@ -542,7 +540,7 @@ on_authorized_cb (GObject      *source,
   g_autoptr(PendingCall) call = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!sr_authority_check_finish (call->daemon->authority, result, &error))
+  if (!sr_polkit_check_finish (call->daemon->authority, result, &error))
     {
       g_debug ("%s refused: %s", call->method->name, error->message);
       g_dbus_method_invocation_return_gerror (call->invocation, error);
@@ -586,7 +584,7 @@ gate_with_caller (SrDaemon              *self,
 
   interactive = (g_dbus_message_get_flags (message) &
                  G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
-  sr_authority_check_async (self->authority, caller, method->polkit_action, interactive,
+  sr_polkit_check_async (self->authority, caller, method->polkit_action, interactive,
                             on_authorized_cb, pending_call_new (self, method, invocation));
 }
 
@@ -742,7 +740,7 @@ answer_on_worker (SrDaemon        *self,
   gboolean save, ok;
 
   if (g_strcmp0 (g_dbus_message_get_path (message), SR_OBJECT_PATH) != 0 ||
-      g_strcmp0 (g_dbus_message_get_interface (message), sr_policy_interface.name) != 0 ||
+      g_strcmp0 (g_dbus_message_get_interface (message), sr_dbus_policy_interface.name) != 0 ||
       sender == NULL || params == NULL)
     return FALSE;
   if (is_note_exit (message))
@@ -877,7 +875,7 @@ on_settings_properties_changed_cb (SrSettings  *settings,
   if (!g_dbus_connection_emit_signal (self->bus, NULL, SR_OBJECT_PATH,
                                       "org.freedesktop.DBus.Properties",
                                       "PropertiesChanged",
-                                      g_variant_new ("(sa{sv}@as)", sr_policy_interface.name,
+                                      g_variant_new ("(sa{sv}@as)", sr_dbus_policy_interface.name,
                                                      &changed,
                                                      g_variant_new_strv (NULL, 0)),
                                       &error))
@@ -894,10 +892,10 @@ sr_daemon_new (SrSettings *settings)
   self->settings = g_object_ref (settings);
   self->crash_guard = sr_crash_guard_new (crash_path);
   self->clear_points = sr_clear_points_new (clear_path);
-  self->authority = sr_authority_new ();
+  self->authority = sr_polkit_new ();
   {
     g_auto(GStrv) dirs = sr_store_default_dirs ();
-    self->storage = sr_storage_new ((const char * const *) dirs);
+    self->storage = sr_store_worker_new ((const char * const *) dirs);
   }
   self->state_to_clear_id =
     g_signal_connect (settings, "state-to-clear", G_CALLBACK (on_state_to_clear_cb), self);
@@ -918,10 +916,10 @@ sr_daemon_free (SrDaemon *self)
   g_clear_handle_id (&self->maintenance_id, g_source_remove);
   g_clear_handle_id (&self->first_maintenance_id, g_source_remove);
   /* Waits for queued removals: a clear that was promised is carried out. */
-  g_clear_pointer (&self->storage, sr_storage_free);
+  g_clear_pointer (&self->storage, sr_store_worker_free);
   g_clear_pointer (&self->callers, sr_caller_cache_free);
   g_clear_object (&self->bus);
-  g_clear_pointer (&self->authority, sr_authority_free);
+  g_clear_pointer (&self->authority, sr_polkit_free);
   g_clear_pointer (&self->clear_points, sr_clear_points_free);
   g_clear_pointer (&self->crash_guard, sr_crash_guard_free);
   g_clear_object (&self->settings);
@@ -937,7 +935,7 @@ sr_daemon_export (SrDaemon         *self,
 
   self->registration_id =
     g_dbus_connection_register_object (bus, SR_OBJECT_PATH,
-                                       (GDBusInterfaceInfo *) &sr_policy_interface,
+                                       (GDBusInterfaceInfo *) &sr_dbus_policy_interface,
                                        &vtable, self, NULL, error);
   if (self->registration_id == 0)
     return FALSE;

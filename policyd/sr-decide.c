@@ -5,6 +5,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-decide"
+
 #include "config.h"
 
 #include <string.h>

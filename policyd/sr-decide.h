@@ -6,24 +6,11 @@
 
 #include <glib.h>
 
+#include "sr-bus.h"
 #include "sr-clear-points.h"
 #include "sr-crash-guard.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  SR_VERDICT_DENY = 0,
-  SR_VERDICT_ALLOW = 1,
-  SR_VERDICT_ASK = 2,
-} SrVerdict;
-
-/* The portal's restore-reason values. */
-typedef enum {
-  SR_REASON_PRISTINE = 0,
-  SR_REASON_LAUNCH = 1,
-  SR_REASON_RECOVER = 2,
-  SR_REASON_RESTORE = 3,
-} SrRestoreReason;
 
 /* The nicks of the login-restore enum, in this order. */
 typedef enum {

@@ -12,6 +12,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-pattern"
+
 #include "config.h"
 
 #include <string.h>

@@ -8,6 +8,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-serialized"
+
 #include "config.h"
 
 #include "sr-error.h"

@@ -11,7 +11,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "bench-policyd"
+
 #include "config.h"
+#include "sr-bus.h"
 
 #include <signal.h>
 #include <sys/wait.h>

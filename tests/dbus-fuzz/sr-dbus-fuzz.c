@@ -28,6 +28,7 @@
 #define G_LOG_DOMAIN "sr-dbus-fuzz"
 
 #include "config.h"
+#include "sr-bus.h"
 
 #include <fcntl.h>
 #include <locale.h>

@@ -9,7 +9,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-fuzz-calls"
+
 #include "config.h"
+#include "sr-bus.h"
 
 #include "sr-fuzz-calls.h"
 #include "sr-fuzz-random.h"

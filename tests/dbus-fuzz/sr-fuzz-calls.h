@@ -6,9 +6,11 @@
 
 #include <gio/gio.h>
 
+#include "sr-bus.h"
+
 G_BEGIN_DECLS
 
-#define SR_IFACE SR_BUS_NAME
+#define SR_IFACE SR_INTERFACE_NAME
 #define PROPERTIES_IFACE "org.freedesktop.DBus.Properties"
 #define INTROSPECTABLE_IFACE "org.freedesktop.DBus.Introspectable"
 #define PEER_IFACE "org.freedesktop.DBus.Peer"

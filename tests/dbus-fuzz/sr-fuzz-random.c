@@ -7,7 +7,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-fuzz-random"
+
 #include "config.h"
+#include "sr-bus.h"
 
 #include <float.h>
 #include <math.h>

@@ -12,7 +12,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-fuzz-raw"
+
 #include "config.h"
+#include "sr-bus.h"
 
 #include <unistd.h>
 

@@ -7,6 +7,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "fuzz-app-id"
+
 #include "config.h"
 
 #include <gio/gio.h>

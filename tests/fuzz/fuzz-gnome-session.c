@@ -1,4 +1,4 @@
-/* fuzz-gnome-session.c: gnome-session's state file (policyd/sr-gnome-session.c)
+/* fuzz-gnome-session.c: gnome-session's state file (policyd/sr-format-gnome-session.c)
  *
  * The input is a state file. Beyond not crashing: every app listed has a
  * valid id, and what clearing writes back parses again, without what was
@@ -6,11 +6,13 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "fuzz-gnome-session"
+
 #include "config.h"
 
 #include "fuzz.h"
 #include "sr-app-id.h"
-#include "sr-gnome-session.h"
+#include "sr-format-gnome-session.h"
 
 static void
 count_app (const char *app_id,
@@ -30,7 +32,7 @@ list_apps (GVariant *state)
 {
   GHashTable *apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
-  sr_gnome_session_foreach_app (state, count_app, apps);
+  sr_format_gnome_session_foreach_app (state, count_app, apps);
   return apps;
 }
 
@@ -39,7 +41,7 @@ static GVariant *
 reparse (GVariant *written)
 {
   g_autoptr(GError) error = NULL;
-  GVariant *state = sr_gnome_session_parse (g_variant_get_data (written),
+  GVariant *state = sr_format_gnome_session_parse (g_variant_get_data (written),
                                             g_variant_get_size (written), &error);
 
   g_assert_no_error (error);
@@ -57,7 +59,7 @@ check_clear_all (GVariant *state)
   guint entries;
   guint64 bytes;
 
-  without = sr_gnome_session_without (state, NULL, &entries, &bytes, removed);
+  without = sr_format_gnome_session_without (state, NULL, &entries, &bytes, removed);
   if (without == NULL)
     {
       g_assert_cmpuint (g_hash_table_size (before), ==, 0);
@@ -84,7 +86,7 @@ check_clear_one (GVariant   *state,
   guint64 bytes;
 
   g_hash_table_add (which, (gpointer) app_id);
-  without = sr_gnome_session_without (state, which, &entries, &bytes, NULL);
+  without = sr_format_gnome_session_without (state, which, &entries, &bytes, NULL);
   g_assert_nonnull (without);
   g_assert_cmpuint (entries, ==, GPOINTER_TO_UINT (g_hash_table_lookup (before, app_id)));
 
@@ -110,7 +112,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   fuzz_set_up ();
 
-  state = sr_gnome_session_parse (data, size, &error);
+  state = sr_format_gnome_session_parse (data, size, &error);
   if (state == NULL)
     {
       g_assert_nonnull (error);

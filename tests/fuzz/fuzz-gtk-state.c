@@ -1,14 +1,16 @@
-/* fuzz-gtk-state.c: GTK's app state files (policyd/sr-gtk-state.c)
+/* fuzz-gtk-state.c: GTK's app state files (policyd/sr-format-gtk.c)
  *
  * The input is a state file. Beyond not crashing: a count of windows is
  * only ever given for what GVariant would have written itself.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "fuzz-gtk-state"
+
 #include "config.h"
 
 #include "fuzz.h"
-#include "sr-gtk-state.h"
+#include "sr-format-gtk.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
@@ -22,7 +24,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   fuzz_set_up ();
 
-  if (!sr_gtk_state_parse (data, size, &n, &error))
+  if (!sr_format_gtk_parse (data, size, &n, &error))
     {
       g_assert_nonnull (error);
       g_assert_cmpuint (n, ==, G_MAXUINT);

@@ -1,4 +1,4 @@
-/* fuzz-store.c: store drop-in parsing (policyd/sr-store.c)
+/* fuzz-store.c: store drop-in parsing (policyd/sr-store-dropin.c)
  *
  * The input is a drop-in's text, then optionally a NUL and a file name to
  * match against the store. Beyond not crashing: a store that loads has a
@@ -8,11 +8,13 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "fuzz-store"
+
 #include "config.h"
 
 #include "fuzz.h"
 #include "sr-app-id.h"
-#include "sr-store.h"
+#include "sr-store-dropin.h"
 
 static void
 assert_no_dot_components (const char *path)

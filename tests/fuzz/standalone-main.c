@@ -8,6 +8,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "standalone-main"
+
 #include "config.h"
 
 #include <stdio.h>

@@ -17,7 +17,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "sr-load"
+
 #include "config.h"
+#include "sr-bus.h"
 
 #include <errno.h>
 #include <stdio.h>

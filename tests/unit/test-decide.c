@@ -2,6 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "test-decide"
+
 #include "config.h"
 
 #include <glib/gstdio.h>

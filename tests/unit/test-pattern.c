@@ -2,6 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "test-pattern"
+
 #include "config.h"
 
 #include <string.h>

@@ -3,6 +3,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "test-state"
+
 #include "config.h"
 
 #include <glib/gstdio.h>

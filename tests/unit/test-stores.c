@@ -2,13 +2,15 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define G_LOG_DOMAIN "test-stores"
+
 #include "config.h"
 
 #include <glib/gstdio.h>
 
-#include "sr-gnome-session.h"
-#include "sr-gtk-state.h"
-#include "sr-store.h"
+#include "sr-format-gnome-session.h"
+#include "sr-format-gtk.h"
+#include "sr-store-dropin.h"
 
 static SrStore *
 load_text (const char  *text,
@@ -187,9 +189,9 @@ test_session_parse_and_list (void)
   g_autoptr(GHashTable) apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GError) error = NULL;
 
-  parsed = sr_gnome_session_parse (g_variant_get_data (state), g_variant_get_size (state), &error);
+  parsed = sr_format_gnome_session_parse (g_variant_get_data (state), g_variant_get_size (state), &error);
   g_assert_no_error (error);
-  sr_gnome_session_foreach_app (parsed, count_app, apps);
+  sr_format_gnome_session_foreach_app (parsed, count_app, apps);
   g_assert_cmpuint (g_hash_table_size (apps), ==, 2);
   g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.A")), ==, 2);
   g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.B")), ==, 1);
@@ -210,7 +212,7 @@ test_session_without (void)
   guint32 version;
 
   g_hash_table_add (which, (gpointer) "org.example.A");
-  without = sr_gnome_session_without (state, which, &entries, &bytes, removed);
+  without = sr_format_gnome_session_without (state, which, &entries, &bytes, removed);
   g_assert_nonnull (without);
   g_assert_cmpuint (entries, ==, 2);
   g_assert_cmpuint (bytes, >, 0);
@@ -225,11 +227,11 @@ test_session_without (void)
   /* Nothing to remove: no rewrite. */
   g_hash_table_remove_all (which);
   g_hash_table_add (which, (gpointer) "org.example.Z");
-  none = sr_gnome_session_without (state, which, &entries, &bytes, NULL);
+  none = sr_format_gnome_session_without (state, which, &entries, &bytes, NULL);
   g_assert_null (none);
 
   /* All: even the entry that is no app id goes. */
-  all = sr_gnome_session_without (state, NULL, &entries, &bytes, NULL);
+  all = sr_format_gnome_session_without (state, NULL, &entries, &bytes, NULL);
   g_assert_cmpuint (entries, ==, 4);
 }
 
@@ -240,10 +242,10 @@ test_session_rejects (void)
   g_autoptr(GError) error = NULL;
   const char garbage[] = "\x01\x02\x03 not a variant";
 
-  g_assert_null (sr_gnome_session_parse (g_variant_get_data (wrong), g_variant_get_size (wrong), &error));
+  g_assert_null (sr_format_gnome_session_parse (g_variant_get_data (wrong), g_variant_get_size (wrong), &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
-  g_assert_null (sr_gnome_session_parse (garbage, sizeof garbage, &error));
+  g_assert_null (sr_format_gnome_session_parse (garbage, sizeof garbage, &error));
   g_assert_nonnull (error);
 }
 
@@ -271,14 +273,14 @@ test_gtk_state_windows (void)
       g_autoptr(GError) error = NULL;
 
       n = 99;
-      g_assert_true (sr_gtk_state_parse (g_variant_get_data (state), g_variant_get_size (state),
+      g_assert_true (sr_format_gtk_parse (g_variant_get_data (state), g_variant_get_size (state),
                                          &n, &error));
       g_assert_no_error (error);
       g_assert_cmpuint (n, ==, windows);
     }
 
   /* What GTK reads out of an empty file, too. */
-  g_assert_true (sr_gtk_state_parse ("", 0, &n, NULL));
+  g_assert_true (sr_format_gtk_parse ("", 0, &n, NULL));
   g_assert_cmpuint (n, ==, 0);
 }
 
@@ -308,7 +310,7 @@ test_gtk_state_rejects (void)
       g_autoptr(GError) error = NULL;
       guint n = 99;
 
-      g_assert_false (sr_gtk_state_parse (bad[i].data, bad[i].size, &n, &error));
+      g_assert_false (sr_format_gtk_parse (bad[i].data, bad[i].size, &n, &error));
       g_assert_nonnull (error);
       g_assert_cmpuint (n, ==, 99);
     }

@@ -1,4 +1,4 @@
-/* sr-store.h: where apps' state is stored, from *.store drop-ins
+/* sr-store-dropin.h: where apps' state is stored, from *.store drop-ins
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,8 +18,8 @@ typedef enum {
 
 typedef enum {
   SR_STORE_FORMAT_NONE,          /* files not looked into */
-  SR_STORE_FORMAT_GTK,           /* files: GTK app state (sr-gtk-state.c) */
-  SR_STORE_FORMAT_GNOME_SESSION, /* entries: sr-gnome-session.c */
+  SR_STORE_FORMAT_GTK,           /* files: GTK app state (sr-format-gtk.c) */
+  SR_STORE_FORMAT_GNOME_SESSION, /* entries: sr-format-gnome-session.c */
 } SrStoreFormat;
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* sr-authority.c: asks polkit
+/* sr-polkit.c: asks polkit
  *
  * The subject is the calling process (pid, start time and uid), not its
  * bus name: bus names on the session bus mean nothing to polkitd, which
@@ -15,11 +15,11 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "sr-authority"
+#define G_LOG_DOMAIN "sr-polkit"
 
 #include "config.h"
 
-#include "sr-authority.h"
+#include "sr-polkit.h"
 #include "sr-error.h"
 
 #define POLKIT_NAME "org.freedesktop.PolicyKit1"
@@ -31,7 +31,7 @@
  * their time in the authentication dialog. */
 #define CHECK_TIMEOUT_MS 30000
 
-struct _SrAuthority {
+struct _SrPolkit {
   GDBusConnection *system_bus;  /* (owned) (nullable): until first needed */
 };
 
@@ -49,14 +49,14 @@ check_data_free (CheckData *data)
   g_free (data);
 }
 
-SrAuthority *
-sr_authority_new (void)
+SrPolkit *
+sr_polkit_new (void)
 {
-  return g_new0 (SrAuthority, 1);
+  return g_new0 (SrPolkit, 1);
 }
 
 void
-sr_authority_free (SrAuthority *self)
+sr_polkit_free (SrPolkit *self)
 {
   g_clear_object (&self->system_bus);
   g_free (self);
@@ -100,7 +100,7 @@ on_check_ready_cb (GObject      *source,
 }
 
 static void
-start_check (SrAuthority *self,
+start_check (SrPolkit *self,
              GTask       *task)
 {
   CheckData *data = g_task_get_task_data (task);
@@ -124,7 +124,7 @@ on_system_bus_ready_cb (GObject      *source,
                         gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  SrAuthority *self = g_object_get_data (G_OBJECT (task), "sr-authority");
+  SrPolkit *self = g_object_get_data (G_OBJECT (task), "sr-polkit");
   g_autoptr(GError) error = NULL;
   GDBusConnection *bus = g_dbus_connection_new_for_address_finish (result, &error);
 
@@ -143,14 +143,14 @@ on_system_bus_ready_cb (GObject      *source,
 }
 
 void
-sr_authority_check_async (SrAuthority         *self,
+sr_polkit_check_async (SrPolkit         *self,
                           const SrCaller      *caller,
                           const char          *action_id,
                           gboolean             interactive,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
-  /* SrAuthority is no GObject: it rides on the task as plain data. It
+  /* SrPolkit is no GObject: it rides on the task as plain data. It
    * lives as long as the daemon, so it outlives every check. */
   GTask *task = g_task_new (NULL, NULL, callback, user_data);
   CheckData *data = g_new0 (CheckData, 1);
@@ -166,8 +166,8 @@ sr_authority_check_async (SrAuthority         *self,
   data->action_id = g_strdup (action_id);
   data->interactive = interactive;
   g_task_set_task_data (task, data, (GDestroyNotify) check_data_free);
-  g_task_set_source_tag (task, sr_authority_check_async);
-  g_object_set_data (G_OBJECT (task), "sr-authority", self);
+  g_task_set_source_tag (task, sr_polkit_check_async);
+  g_object_set_data (G_OBJECT (task), "sr-polkit", self);
 
   /* A connection of our own, not g_bus_get()'s shared one: that one
    * would exit the process if the system bus went away. A closed
@@ -194,7 +194,7 @@ sr_authority_check_async (SrAuthority         *self,
 }
 
 gboolean
-sr_authority_check_finish (SrAuthority   *self,
+sr_polkit_check_finish (SrPolkit   *self,
                            GAsyncResult  *result,
                            GError       **error)
 {

@@ -1,4 +1,4 @@
-/* sr-gnome-session.h: gnome-session's save/restore state file
+/* sr-format-gnome-session.h: gnome-session's save/restore state file
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -8,20 +8,20 @@
 
 G_BEGIN_DECLS
 
-#define SR_GNOME_SESSION_MAX_SIZE (64 * 1024 * 1024)
+#define SR_FORMAT_GNOME_SESSION_MAX_SIZE (64 * 1024 * 1024)
 
-typedef void (*SrGnomeSessionAppFunc) (const char *app_id,
+typedef void (*SrFormatGnomeSessionAppFunc) (const char *app_id,
                                        guint       entries,
                                        guint64     bytes,
                                        gpointer    user_data);
 
-GVariant *sr_gnome_session_parse       (const void             *data,
+GVariant *sr_format_gnome_session_parse       (const void             *data,
                                         gsize                   size,
                                         GError                **error);
-void      sr_gnome_session_foreach_app (GVariant               *state,
-                                        SrGnomeSessionAppFunc   func,
+void      sr_format_gnome_session_foreach_app (GVariant               *state,
+                                        SrFormatGnomeSessionAppFunc   func,
                                         gpointer                user_data);
-GVariant *sr_gnome_session_without     (GVariant               *state,
+GVariant *sr_format_gnome_session_without     (GVariant               *state,
                                         GHashTable             *apps,
                                         guint                  *out_entries,
                                         guint64                *out_bytes,

@@ -1,4 +1,4 @@
-/* sr-storage.h: all stores, worked on in order off the main thread
+/* sr-store-worker.h: all stores, worked on in order off the main thread
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -8,26 +8,26 @@
 
 G_BEGIN_DECLS
 
-typedef struct _SrStorage SrStorage;
+typedef struct _SrStoreWorker SrStoreWorker;
 
-SrStorage *sr_storage_new            (const char * const  *dirs);
-void       sr_storage_free           (SrStorage           *self);
-void       sr_storage_list_async     (SrStorage           *self,
+SrStoreWorker *sr_store_worker_new            (const char * const  *dirs);
+void       sr_store_worker_free           (SrStoreWorker           *self);
+void       sr_store_worker_list_async     (SrStoreWorker           *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
-void       sr_storage_remove_async   (SrStorage           *self,
+void       sr_store_worker_remove_async   (SrStoreWorker           *self,
                                       const char * const  *apps,
                                       gint64               older_than,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
 /* Finishes a list or a remove: the listing or the report. */
-GVariant  *sr_storage_finish         (SrStorage           *self,
+GVariant  *sr_store_worker_finish         (SrStoreWorker           *self,
                                       GAsyncResult        *result,
                                       GError             **error);
-void       sr_storage_barrier_async  (SrStorage           *self,
+void       sr_store_worker_barrier_async  (SrStoreWorker           *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrStorage, sr_storage_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrStoreWorker, sr_store_worker_free)
 
 G_END_DECLS

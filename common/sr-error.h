@@ -1,4 +1,4 @@
-/* sr-error.h: the service's named D-Bus errors
+/* sr-error.h: the service's named D-Bus errors, for policyd and its clients
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -15,6 +15,7 @@ typedef enum {
   SR_ERROR_LOCKED,
   SR_ERROR_NOT_ALLOWED,
   SR_ERROR_FAILED,
+  SR_ERROR_UNAVAILABLE,   /* something policyd depends on (polkit) cannot be reached */
 } SrError;
 
 #define SR_ERROR (sr_error_quark ())

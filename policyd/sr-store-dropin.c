@@ -1,4 +1,4 @@
-/* sr-store.c: where apps' state is stored, from *.store drop-ins
+/* sr-store-dropin.c: where apps' state is stored, from *.store drop-ins
  *
  * A drop-in is a key file:
  *
@@ -19,7 +19,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "sr-store"
+#define G_LOG_DOMAIN "sr-store-dropin"
 
 #include "config.h"
 
@@ -28,7 +28,7 @@
 #include "sr-app-id.h"
 #include "sr-error.h"
 #include "sr-pattern.h"
-#include "sr-store.h"
+#include "sr-store-dropin.h"
 
 void
 sr_store_free (SrStore *store)

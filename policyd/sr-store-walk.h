@@ -1,4 +1,4 @@
-/* sr-store-ops.h: listing and removing what a store holds
+/* sr-store-walk.h: listing and removing what a store holds
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "sr-store.h"
+#include "sr-store-dropin.h"
 
 G_BEGIN_DECLS
 
@@ -32,12 +32,12 @@ void sr_store_report_init   (SrStoreReport     *report);
 void sr_store_report_clear  (SrStoreReport     *report);
 
 /* @usage: app id → SrAppUsage, added to. */
-void sr_store_list   (const SrStore  *store,
+void sr_store_walk_list   (const SrStore  *store,
                       GHashTable     *usage,
                       GPtrArray      *errors);
 /* @apps: set of app ids, NULL for everything. @older_than: µs since the
  * epoch; only what was last written before it goes; 0 for no limit. */
-void sr_store_remove (const SrStore  *store,
+void sr_store_walk_remove (const SrStore  *store,
                       GHashTable     *apps,
                       gint64          older_than,
                       SrStoreReport  *report);

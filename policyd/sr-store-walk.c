@@ -1,4 +1,4 @@
-/* sr-store-ops.c: listing and removing what a store holds
+/* sr-store-walk.c: listing and removing what a store holds
  *
  * Everything below a store's root is reached through directory fds with
  * openat()/unlinkat() and O_NOFOLLOW: a symbolic link is never followed,
@@ -17,7 +17,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "sr-store"
+#define G_LOG_DOMAIN "sr-store-walk"
 
 #include "config.h"
 
@@ -32,9 +32,9 @@
 
 #include "sr-app-id.h"
 #include "sr-error.h"
-#include "sr-gnome-session.h"
-#include "sr-gtk-state.h"
-#include "sr-store-ops.h"
+#include "sr-format-gnome-session.h"
+#include "sr-format-gtk.h"
+#include "sr-store-walk.h"
 
 #define LIST_GTK_MAX_SIZE (64 * 1024)
 #define LIST_GTK_FILES 1000
@@ -354,7 +354,7 @@ count_windows (Pass              *pass,
     }
   pass->gtk_files_left--;
   pass->gtk_bytes_left -= MIN (g_bytes_get_size (bytes), pass->gtk_bytes_left);
-  if (!sr_gtk_state_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+  if (!sr_format_gtk_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                            &windows, &error))
     {
       add_error (pass->errors, "%s/%s %s; its windows are not counted", dir_path, name,
@@ -414,14 +414,14 @@ read_session_file (int                dir_fd,
   g_autoptr(GBytes) bytes = NULL;
   GVariant *state;
 
-  bytes = read_file_at (dir_fd, name, SR_GNOME_SESSION_MAX_SIZE, st, &error);
+  bytes = read_file_at (dir_fd, name, SR_FORMAT_GNOME_SESSION_MAX_SIZE, st, &error);
   if (bytes == NULL)
     {
       add_error (errors, "%s: %s", path, error->message);
       return NULL;
     }
 
-  state = sr_gnome_session_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+  state = sr_format_gnome_session_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                                   &error);
   if (state == NULL)
     add_error (errors, "%s %s; skipped", path, error->message);
@@ -529,7 +529,7 @@ on_session_entry (int         dir_fd,
       /* Per-app times are not in the file: its own time stands for all. */
       gint64 saved = pass->older_than;
       pass->older_than = mtime_usec (&st);
-      sr_gnome_session_foreach_app (state, on_session_usage_cb, pass);
+      sr_format_gnome_session_foreach_app (state, on_session_usage_cb, pass);
       pass->older_than = saved;
       return;
     }
@@ -538,7 +538,7 @@ on_session_entry (int         dir_fd,
     return;
 
   apps = g_ptr_array_new_with_free_func (g_free);
-  without = sr_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
+  without = sr_format_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
   if (without == NULL)
     return;
   if (!replace_file_at (dir_fd, path, name, &st, without, pass->errors))
@@ -623,7 +623,7 @@ run_pass (Pass *pass)
 }
 
 void
-sr_store_list (const SrStore *store,
+sr_store_walk_list (const SrStore *store,
                GHashTable    *usage,
                GPtrArray     *errors)
 {
@@ -639,7 +639,7 @@ sr_store_list (const SrStore *store,
 }
 
 void
-sr_store_remove (const SrStore *store,
+sr_store_walk_remove (const SrStore *store,
                  GHashTable    *apps,
                  gint64         older_than,
                  SrStoreReport *report)

@@ -1,27 +1,27 @@
-/* sr-gtk-state.c: GTK's per-instance app state files
+/* sr-format-gtk.c: GTK's per-instance app state files
  *
  * $XDG_STATE_HOME/<app-id>#<instance-id>.state is a serialized
  * (a{sv}a{sv}a(a{sv}a{sv})): GTK's global state, the app's global state,
  * and one (GTK state, app state) pair per window. Only the shape is read
  * here, to tell how many windows an instance would bring back.
  *
- * The file comes from another program; like sr-gnome-session.c, nothing
+ * The file comes from another program; like sr-format-gnome-session.c, nothing
  * here trusts it beyond what GVariant's own checks allow.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "sr-gtk-state"
+#define G_LOG_DOMAIN "sr-format-gtk"
 
 #include "config.h"
 
 #include "sr-error.h"
-#include "sr-gtk-state.h"
+#include "sr-format-gtk.h"
 #include "sr-serialized.h"
 
 #define GTK_STATE_TYPE G_VARIANT_TYPE ("(a{sv}a{sv}a(a{sv}a{sv}))")
 
 gboolean
-sr_gtk_state_parse (const void  *data,
+sr_format_gtk_parse (const void  *data,
                     gsize        size,
                     guint       *out_windows,
                     GError     **error)
@@ -31,7 +31,7 @@ sr_gtk_state_parse (const void  *data,
    * empty windows, which is also what GTK would restore from them. */
   g_autoptr(GBytes) bytes = g_bytes_new_static (data, size);
   g_autoptr(GVariant) state = sr_serialized_load (GTK_STATE_TYPE, bytes,
-                                                  SR_GTK_STATE_MAX_SIZE, error);
+                                                  SR_FORMAT_GTK_MAX_SIZE, error);
   g_autoptr(GVariant) windows = NULL;
   gsize n;
 

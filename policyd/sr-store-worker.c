@@ -1,4 +1,4 @@
-/* sr-storage.c: all stores, worked on in order off the main thread
+/* sr-store-worker.c: all stores, worked on in order off the main thread
  *
  * Listing and removing touch thousands of files; they run on one worker
  * thread so that checks keep being answered meanwhile. One thread, first
@@ -7,15 +7,15 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "sr-storage"
+#define G_LOG_DOMAIN "sr-store-worker"
 
 #include "config.h"
 
-#include "sr-store-ops.h"
-#include "sr-store.h"
-#include "sr-storage.h"
+#include "sr-store-walk.h"
+#include "sr-store-dropin.h"
+#include "sr-store-worker.h"
 
-struct _SrStorage {
+struct _SrStoreWorker {
   char **dirs;           /* (owned): where the drop-ins are */
   GPtrArray *stores;     /* (owned) (element-type SrStore) (nullable): read by
                           * the worker before its first job, and only used
@@ -61,7 +61,7 @@ sorted_keys (GHashTable *table)
 }
 
 static GVariant *
-list_all (SrStorage *self)
+list_all (SrStoreWorker *self)
 {
   g_autoptr(GHashTable) usage = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                        (GDestroyNotify) sr_app_usage_free);
@@ -70,7 +70,7 @@ list_all (SrStorage *self)
   GVariantBuilder builder;
 
   for (guint i = 0; i < self->stores->len; i++)
-    sr_store_list (self->stores->pdata[i], usage, errors);
+    sr_store_walk_list (self->stores->pdata[i], usage, errors);
   for (guint i = 0; i < errors->len; i++)
     g_warning ("Listing stored state: %s", (const char *) errors->pdata[i]);
 
@@ -107,7 +107,7 @@ strv_from_set (GHashTable *set)
 }
 
 static GVariant *
-remove_all (SrStorage *self,
+remove_all (SrStoreWorker *self,
             Job       *job)
 {
   g_autoptr(GHashTable) apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -127,7 +127,7 @@ remove_all (SrStorage *self,
       gpointer app;
 
       sr_store_report_init (&one);
-      sr_store_remove (store, job->apps, job->older_than, &one);
+      sr_store_walk_remove (store, job->apps, job->older_than, &one);
 
       entries += one.entries;
       bytes += one.bytes;
@@ -166,7 +166,7 @@ run_job (gpointer data,
          gpointer user_data)
 {
   g_autoptr(GTask) task = data;
-  SrStorage *self = user_data;
+  SrStoreWorker *self = user_data;
   Job *job = g_task_get_task_data (task);
 
   /* The drop-ins are read here rather than at start-up: start-up is
@@ -189,10 +189,10 @@ run_job (gpointer data,
     }
 }
 
-SrStorage *
-sr_storage_new (const char * const *dirs)
+SrStoreWorker *
+sr_store_worker_new (const char * const *dirs)
 {
-  SrStorage *self = g_new0 (SrStorage, 1);
+  SrStoreWorker *self = g_new0 (SrStoreWorker, 1);
 
   self->dirs = g_strdupv ((char **) dirs);
   self->worker = g_thread_pool_new (run_job, self, 1, FALSE, NULL);
@@ -200,7 +200,7 @@ sr_storage_new (const char * const *dirs)
 }
 
 void
-sr_storage_free (SrStorage *self)
+sr_store_worker_free (SrStoreWorker *self)
 {
   g_thread_pool_free (self->worker, FALSE, TRUE);
   g_clear_pointer (&self->stores, g_ptr_array_unref);
@@ -209,7 +209,7 @@ sr_storage_free (SrStorage *self)
 }
 
 static void
-queue (SrStorage           *self,
+queue (SrStoreWorker           *self,
        Job                 *job,
        gpointer             source_tag,
        GAsyncReadyCallback  callback,
@@ -223,18 +223,18 @@ queue (SrStorage           *self,
 }
 
 void
-sr_storage_list_async (SrStorage           *self,
+sr_store_worker_list_async (SrStoreWorker           *self,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
   Job *job = g_new0 (Job, 1);
 
   job->kind = JOB_LIST;
-  queue (self, job, sr_storage_list_async, callback, user_data);
+  queue (self, job, sr_store_worker_list_async, callback, user_data);
 }
 
 void
-sr_storage_remove_async (SrStorage           *self,
+sr_store_worker_remove_async (SrStoreWorker           *self,
                          const char * const  *apps,
                          gint64               older_than,
                          GAsyncReadyCallback  callback,
@@ -250,11 +250,11 @@ sr_storage_remove_async (SrStorage           *self,
       for (guint i = 0; apps[i] != NULL; i++)
         g_hash_table_add (job->apps, g_strdup (apps[i]));
     }
-  queue (self, job, sr_storage_remove_async, callback, user_data);
+  queue (self, job, sr_store_worker_remove_async, callback, user_data);
 }
 
 GVariant *
-sr_storage_finish (SrStorage     *self,
+sr_store_worker_finish (SrStoreWorker     *self,
                    GAsyncResult  *result,
                    GError       **error)
 {
@@ -262,12 +262,12 @@ sr_storage_finish (SrStorage     *self,
 }
 
 void
-sr_storage_barrier_async (SrStorage           *self,
+sr_store_worker_barrier_async (SrStoreWorker           *self,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
   Job *job = g_new0 (Job, 1);
 
   job->kind = JOB_BARRIER;
-  queue (self, job, sr_storage_barrier_async, callback, user_data);
+  queue (self, job, sr_store_worker_barrier_async, callback, user_data);
 }

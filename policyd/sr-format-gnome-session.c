@@ -1,4 +1,4 @@
-/* sr-gnome-session.c: gnome-session's save/restore state file
+/* sr-format-gnome-session.c: gnome-session's save/restore state file
  *
  * $XDG_STATE_HOME/gnome-session@<session>.state is a serialized a{sv}:
  * "version" (u), "dirty" (b) and "instances", an a{s(a{sv}aa{sv})} keyed by
@@ -11,25 +11,25 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "sr-gnome-session"
+#define G_LOG_DOMAIN "sr-format-gnome-session"
 
 #include "config.h"
 
 #include "sr-app-id.h"
 #include "sr-error.h"
-#include "sr-gnome-session.h"
+#include "sr-format-gnome-session.h"
 #include "sr-serialized.h"
 
 #define INSTANCES_TYPE G_VARIANT_TYPE ("a{s(a{sv}aa{sv})}")
 
 GVariant *
-sr_gnome_session_parse (const void  *data,
+sr_format_gnome_session_parse (const void  *data,
                         gsize        size,
                         GError     **error)
 {
   g_autoptr(GBytes) bytes = g_bytes_new (data, size);
   g_autoptr(GVariant) state = sr_serialized_load (G_VARIANT_TYPE_VARDICT, bytes,
-                                                  SR_GNOME_SESSION_MAX_SIZE, error);
+                                                  SR_FORMAT_GNOME_SESSION_MAX_SIZE, error);
   g_autoptr(GVariant) instances = NULL;
 
   if (state == NULL)
@@ -48,8 +48,8 @@ sr_gnome_session_parse (const void  *data,
 }
 
 void
-sr_gnome_session_foreach_app (GVariant              *state,
-                              SrGnomeSessionAppFunc  func,
+sr_format_gnome_session_foreach_app (GVariant              *state,
+                              SrFormatGnomeSessionAppFunc  func,
                               gpointer               user_data)
 {
   g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
@@ -76,7 +76,7 @@ sr_gnome_session_foreach_app (GVariant              *state,
  * NULL when nothing would change. Entries whose key is no valid app id can
  * only be removed by clearing everything. */
 GVariant *
-sr_gnome_session_without (GVariant   *state,
+sr_format_gnome_session_without (GVariant   *state,
                           GHashTable *apps,
                           guint      *out_entries,
                           guint64    *out_bytes,

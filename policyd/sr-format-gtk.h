@@ -1,4 +1,4 @@
-/* sr-gtk-state.h: GTK's per-instance app state files
+/* sr-format-gtk.h: GTK's per-instance app state files
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,9 +9,9 @@
 G_BEGIN_DECLS
 
 /* Larger input is refused without being looked at. */
-#define SR_GTK_STATE_MAX_SIZE (16 * 1024 * 1024)
+#define SR_FORMAT_GTK_MAX_SIZE (16 * 1024 * 1024)
 
-gboolean sr_gtk_state_parse (const void  *data,
+gboolean sr_format_gtk_parse (const void  *data,
                              gsize        size,
                              guint       *out_windows,
                              GError     **error);

@@ -1,4 +1,4 @@
-/* sr-authority.h: asks polkit
+/* sr-polkit.h: asks polkit
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,20 +10,20 @@
 
 G_BEGIN_DECLS
 
-typedef struct _SrAuthority SrAuthority;
+typedef struct _SrPolkit SrPolkit;
 
-SrAuthority *sr_authority_new          (void);
-void         sr_authority_free         (SrAuthority          *self);
-void         sr_authority_check_async  (SrAuthority          *self,
+SrPolkit *sr_polkit_new          (void);
+void         sr_polkit_free         (SrPolkit          *self);
+void         sr_polkit_check_async  (SrPolkit          *self,
                                         const SrCaller       *caller,
                                         const char           *action_id,
                                         gboolean              interactive,
                                         GAsyncReadyCallback   callback,
                                         gpointer              user_data);
-gboolean     sr_authority_check_finish (SrAuthority          *self,
+gboolean     sr_polkit_check_finish (SrPolkit          *self,
                                         GAsyncResult         *result,
                                         GError              **error);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrAuthority, sr_authority_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrPolkit, sr_polkit_free)
 
 G_END_DECLS

@@ -1,0 +1,32 @@
+/* sr-bus.h: where policyd is on the session bus
+ *
+ * The public contract of DESIGN.md; policyd, the panel, the command line
+ * tool and the test tools all name it from here.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#define SR_BUS_NAME "org.gnome.SessionRestore.Policy"
+#define SR_OBJECT_PATH "/org/gnome/SessionRestore/Policy"
+#define SR_INTERFACE_NAME "org.gnome.SessionRestore.Policy"
+
+/* The polkit actions of the methods that change or read stored state. */
+#define SR_ACTION_CONFIGURE "org.gnome.SessionRestore.configure"
+#define SR_ACTION_CLEAR "org.gnome.SessionRestore.clear"
+#define SR_ACTION_LIST "org.gnome.SessionRestore.list"
+
+/* The verdicts of CheckSave and CheckRestore. */
+typedef enum {
+  SR_VERDICT_DENY = 0,
+  SR_VERDICT_ALLOW = 1,
+  SR_VERDICT_ASK = 2,
+} SrVerdict;
+
+/* The portal's restore-reason values. */
+typedef enum {
+  SR_REASON_PRISTINE = 0,
+  SR_REASON_LAUNCH = 1,
+  SR_REASON_RECOVER = 2,
+  SR_REASON_RESTORE = 3,
+} SrRestoreReason;
