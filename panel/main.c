@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sr-error.h"
 #include "sr-panel-application.h"
 
 int
@@ -22,6 +23,10 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+
+  /* Registers org.gnome.SessionRestore.Error.* with GDBus, so that
+   * policyd's errors arrive as SR_ERROR codes. */
+  (void) SR_ERROR;
 
   app = sr_panel_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -27,24 +27,55 @@
 #include "sr-app-id.h"
 #include "sr-caller.h"
 #include "sr-error.h"
+#include "sr-fd.h"
 
 #define FLATPAK_INFO_MAX (64 * 1024)
 
 struct _SrCallerCache {
+  GObject parent_instance;
+
   GDBusConnection *bus;      /* (owned) */
   GMutex lock;               /* guards changes to callers, reads off the main thread */
-  GHashTable *callers;       /* (owned) unique name → SrCaller */
+  GHashTable *callers;       /* (owned) unique name → (owned) SrCaller */
   guint name_owner_changed_id;
 };
 
+G_DEFINE_FINAL_TYPE (SrCallerCache, sr_caller_cache, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_CALLER_LEFT,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
 static void
-sr_caller_free (SrCaller *caller)
+caller_clear (SrCaller *caller)
 {
   g_free (caller->app_id);
-  g_free (caller);
+  g_free (caller->program);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCaller, sr_caller_free)
+SrCaller *
+sr_caller_ref (SrCaller *caller)
+{
+  return g_atomic_rc_box_acquire (caller);
+}
+
+void
+sr_caller_unref (SrCaller *caller)
+{
+  g_atomic_rc_box_release_full (caller, (GDestroyNotify) caller_clear);
+}
+
+/* The sandbox rule, the one place it is written: a host process may ask
+ * about any app, a sandboxed one about its own only. */
+gboolean
+sr_caller_may_ask_about (const SrCaller *caller,
+                         const char     *app_id)
+{
+  return caller->kind == SR_CALLER_HOST ||
+         (app_id != NULL && g_strcmp0 (caller->app_id, app_id) == 0);
+}
 
 static void
 on_name_owner_changed_cb (GDBusConnection *bus,
@@ -61,21 +92,59 @@ on_name_owner_changed_cb (GDBusConnection *bus,
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (name[0] == ':' && new_owner[0] == '\0')
     {
+      g_autoptr(SrCaller) caller = NULL;
+
       g_mutex_lock (&self->lock);
-      g_hash_table_remove (self->callers, name);
+      g_hash_table_steal_extended (self->callers, name, NULL, (gpointer *) &caller);
       g_mutex_unlock (&self->lock);
+      if (caller != NULL)
+        g_signal_emit (self, signals[SIGNAL_CALLER_LEFT], 0, caller);
     }
+}
+
+static void
+sr_caller_cache_finalize (GObject *object)
+{
+  SrCallerCache *self = SR_CALLER_CACHE (object);
+
+  g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_changed_id);
+  g_hash_table_unref (self->callers);
+  g_mutex_clear (&self->lock);
+  g_object_unref (self->bus);
+
+  G_OBJECT_CLASS (sr_caller_cache_parent_class)->finalize (object);
+}
+
+static void
+sr_caller_cache_class_init (SrCallerCacheClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sr_caller_cache_finalize;
+
+  /**
+   * SrCallerCache::caller-left:
+   * @caller: (type gpointer): the SrCaller whose connection left the bus
+   */
+  signals[SIGNAL_CALLER_LEFT] =
+    g_signal_new ("caller-left", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+}
+
+static void
+sr_caller_cache_init (SrCallerCache *self)
+{
+  g_mutex_init (&self->lock);
+  self->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) sr_caller_unref);
 }
 
 SrCallerCache *
 sr_caller_cache_new (GDBusConnection *bus)
 {
-  SrCallerCache *self = g_new0 (SrCallerCache, 1);
+  SrCallerCache *self = g_object_new (SR_TYPE_CALLER_CACHE, NULL);
 
   self->bus = g_object_ref (bus);
-  g_mutex_init (&self->lock);
-  self->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) sr_caller_free);
+  /* The subscription's user data is unowned: it is removed in finalize,
+   * and signals are delivered on this (the main) thread. */
   self->name_owner_changed_id =
     g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus",
                                         "org.freedesktop.DBus", "NameOwnerChanged",
@@ -85,41 +154,35 @@ sr_caller_cache_new (GDBusConnection *bus)
   return self;
 }
 
-void
-sr_caller_cache_free (SrCallerCache *self)
+/* On any thread: the caller behind @sender, if it has been identified. */
+SrCaller *
+sr_caller_cache_dup (SrCallerCache *self,
+                     const char    *sender)
 {
-  g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_changed_id);
-  g_hash_table_unref (self->callers);
-  g_mutex_clear (&self->lock);
-  g_object_unref (self->bus);
-  g_free (self);
-}
-
-/* Main thread only (the one that changes the table); the caller stays
- * valid until the main loop next runs. */
-const SrCaller *
-sr_caller_cache_peek (SrCallerCache *self,
-                      const char    *sender)
-{
-  return g_hash_table_lookup (self->callers, sender);
-}
-
-/* On any thread: whether @sender is known and may ask about @app_id (the
- * sandbox rule). FALSE when it may not, or is not known yet. */
-gboolean
-sr_caller_cache_may_ask_about (SrCallerCache *self,
-                               const char    *sender,
-                               const char    *app_id)
-{
-  const SrCaller *caller;
-  gboolean may;
+  SrCaller *caller;
 
   g_mutex_lock (&self->lock);
   caller = g_hash_table_lookup (self->callers, sender);
-  may = caller != NULL &&
-        (caller->kind == SR_CALLER_HOST || g_strcmp0 (caller->app_id, app_id) == 0);
+  if (caller != NULL)
+    sr_caller_ref (caller);
   g_mutex_unlock (&self->lock);
-  return may;
+  return caller;
+}
+
+/* Every caller on the bus now: (element-type SrCaller) (transfer full). */
+GPtrArray *
+sr_caller_cache_dup_all (SrCallerCache *self)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func ((GDestroyNotify) sr_caller_unref);
+  GHashTableIter iter;
+  gpointer caller;
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->callers);
+  while (g_hash_table_iter_next (&iter, NULL, &caller))
+    g_ptr_array_add (all, sr_caller_ref (caller));
+  g_mutex_unlock (&self->lock);
+  return all;
 }
 
 char *
@@ -190,8 +253,8 @@ identify_flatpak (int        root_fd,
 {
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_auto(SrFd) fd = -1;
   gssize n;
-  int fd;
 
   fd = openat (root_fd, ".flatpak-info", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
   if (fd < 0)
@@ -207,7 +270,6 @@ identify_flatpak (int        root_fd,
 
   data = g_malloc (FLATPAK_INFO_MAX);
   n = read (fd, data, FLATPAK_INFO_MAX);
-  close (fd);
   if (n < 0 || n == FLATPAK_INFO_MAX)
     {
       g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
@@ -290,17 +352,40 @@ pidfd_is_alive (int pidfd)
   return poll (&pfd, 1, 0) == 0;
 }
 
+/* The executable's file name, for the list of programs that consult
+ * policyd; the command name (which the process may set) if the link cannot
+ * be read. */
+static char *
+read_program (guint32 pid)
+{
+  g_autofree char *exe_path = g_strdup_printf ("/proc/%u/exe", pid);
+  g_autofree char *comm_path = g_strdup_printf ("/proc/%u/comm", pid);
+  g_autofree char *target = g_file_read_link (exe_path, NULL);
+  g_autofree char *comm = NULL;
+
+  if (target != NULL)
+    {
+      /* A replaced binary reads "/usr/bin/foo (deleted)". */
+      if (g_str_has_suffix (target, " (deleted)"))
+        target[strlen (target) - strlen (" (deleted)")] = '\0';
+      return g_path_get_basename (target);
+    }
+  if (g_file_get_contents (comm_path, &comm, NULL, NULL))
+    return g_strstrip (g_steal_pointer (&comm));
+  return g_strdup ("unknown");
+}
+
 static SrCaller *
 identify (GVariant     *credentials,
           GUnixFDList  *fds,
           GError      **error)
 {
-  g_autoptr(SrCaller) caller = g_new0 (SrCaller, 1);
+  g_autoptr(SrCaller) caller = g_atomic_rc_box_new0 (SrCaller);
   g_autofree char *root_path = NULL;
+  g_auto(SrFd) pidfd = -1;
+  g_auto(SrFd) root_fd = -1;
   guint64 start_time_after;
-  int pidfd = -1;
   gint32 fd_index;
-  int root_fd;
   gboolean ok;
 
   if (!g_variant_lookup (credentials, "UnixUserID", "u", &caller->uid))
@@ -320,8 +405,6 @@ identify (GVariant     *credentials,
   if (caller->pid == 0 &&
       !g_variant_lookup (credentials, "ProcessID", "u", &caller->pid))
     {
-      if (pidfd >= 0)
-        close (pidfd);
       g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                            "The bus did not tell the caller's process");
       return NULL;
@@ -341,12 +424,12 @@ identify (GVariant     *credentials,
           ok = FALSE;
         }
       else
-        {
-          ok = identify_flatpak (root_fd, caller, error) &&
-               (caller->kind != SR_CALLER_HOST || identify_snap (caller->pid, caller, error));
-          close (root_fd);
-        }
+        ok = identify_flatpak (root_fd, caller, error) &&
+             (caller->kind != SR_CALLER_HOST || identify_snap (caller->pid, caller, error));
     }
+  if (ok)
+    caller->program = caller->kind == SR_CALLER_HOST ? read_program (caller->pid)
+                                                     : g_strdup (caller->app_id);
 
   /* What we read must still belong to the process that called. */
   if (ok && pidfd >= 0)
@@ -354,8 +437,6 @@ identify (GVariant     *credentials,
   else if (ok)
     ok = read_start_time (caller->pid, &start_time_after, NULL) &&
          start_time_after == caller->start_time;
-  if (pidfd >= 0)
-    close (pidfd);
 
   if (!ok)
     {
@@ -368,25 +449,14 @@ identify (GVariant     *credentials,
   return g_steal_pointer (&caller);
 }
 
-typedef struct {
-  SrCallerCache *cache;   /* (unowned): outlives the bus connection's calls */
-  char *sender;           /* (owned) */
-} LookupData;
-
-static void
-lookup_data_free (LookupData *data)
-{
-  g_free (data->sender);
-  g_free (data);
-}
-
 static void
 on_credentials_ready_cb (GObject      *source,
                          GAsyncResult *result,
                          gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  LookupData *data = g_task_get_task_data (task);
+  SrCallerCache *self = g_task_get_source_object (task);
+  const char *sender = g_task_get_task_data (task);
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) credentials = NULL;
@@ -410,10 +480,10 @@ on_credentials_ready_cb (GObject      *source,
       return;
     }
 
-  g_mutex_lock (&data->cache->lock);
-  g_hash_table_replace (data->cache->callers, g_strdup (data->sender), caller);
-  g_mutex_unlock (&data->cache->lock);
-  g_task_return_pointer (task, caller, NULL);
+  g_mutex_lock (&self->lock);
+  g_hash_table_replace (self->callers, g_strdup (sender), sr_caller_ref (caller));
+  g_mutex_unlock (&self->lock);
+  g_task_return_pointer (task, caller, (GDestroyNotify) sr_caller_unref);
 }
 
 void
@@ -422,12 +492,9 @@ sr_caller_cache_lookup_async (SrCallerCache       *self,
                               GAsyncReadyCallback  callback,
                               gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (NULL, NULL, callback, user_data);
-  LookupData *data = g_new0 (LookupData, 1);
+  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
 
-  data->cache = self;
-  data->sender = g_strdup (sender);
-  g_task_set_task_data (task, data, (GDestroyNotify) lookup_data_free);
+  g_task_set_task_data (task, g_strdup (sender), g_free);
   g_task_set_source_tag (task, sr_caller_cache_lookup_async);
 
   g_dbus_connection_call_with_unix_fd_list (self->bus,
@@ -443,10 +510,15 @@ sr_caller_cache_lookup_async (SrCallerCache       *self,
                                             g_steal_pointer (&task));
 }
 
-const SrCaller *
+/* Returns: (transfer full) the caller, or NULL with a NotAllowed error. */
+SrCaller *
 sr_caller_cache_lookup_finish (SrCallerCache  *self,
                                GAsyncResult   *result,
                                GError        **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == sr_caller_cache_lookup_async,
+                        NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }

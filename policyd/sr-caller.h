@@ -14,28 +14,37 @@ typedef enum {
   SR_CALLER_SNAP,
 } SrCallerKind;
 
+/* Refcounted (sr_caller_ref/unref); never changed once identified but
+ * for last_call. */
 typedef struct {
   SrCallerKind kind;
   char *app_id;          /* (owned) (nullable): sandboxed callers only */
+  char *program;         /* (owned): the executable's name, or the app id of
+                          * a sandboxed caller; for Consumers */
   guint32 uid;
   guint32 pid;
   guint64 start_time;    /* in clock ticks since boot, as polkit wants it */
+  gint64 last_call;      /* (atomic) µs since the epoch of its last check or
+                          * exit report; 0 if none */
 } SrCaller;
 
-typedef struct _SrCallerCache SrCallerCache;
+SrCaller       *sr_caller_ref                (SrCaller             *caller);
+void            sr_caller_unref              (SrCaller             *caller);
+gboolean        sr_caller_may_ask_about      (const SrCaller       *caller,
+                                              const char           *app_id);
+
+#define SR_TYPE_CALLER_CACHE (sr_caller_cache_get_type ())
+G_DECLARE_FINAL_TYPE (SrCallerCache, sr_caller_cache, SR, CALLER_CACHE, GObject)
 
 SrCallerCache  *sr_caller_cache_new          (GDBusConnection      *bus);
-void            sr_caller_cache_free         (SrCallerCache        *self);
-const SrCaller *sr_caller_cache_peek         (SrCallerCache        *self,
+SrCaller       *sr_caller_cache_dup          (SrCallerCache        *self,
                                               const char           *sender);
-gboolean        sr_caller_cache_may_ask_about (SrCallerCache       *self,
-                                               const char          *sender,
-                                               const char          *app_id);
+GPtrArray      *sr_caller_cache_dup_all      (SrCallerCache        *self);
 void            sr_caller_cache_lookup_async (SrCallerCache        *self,
                                               const char           *sender,
                                               GAsyncReadyCallback   callback,
                                               gpointer              user_data);
-const SrCaller *sr_caller_cache_lookup_finish (SrCallerCache       *self,
+SrCaller       *sr_caller_cache_lookup_finish (SrCallerCache       *self,
                                                GAsyncResult        *result,
                                                GError             **error);
 
@@ -45,6 +54,6 @@ char           *sr_caller_parse_flatpak_info (const char           *data,
                                               GError              **error);
 char           *sr_caller_parse_snap_label   (const char           *label);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCallerCache, sr_caller_cache_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCaller, sr_caller_unref)
 
 G_END_DECLS

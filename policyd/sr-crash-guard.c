@@ -224,3 +224,19 @@ sr_crash_guard_in_loop (SrCrashGuard *self,
     return FALSE;
   return sr_crash_guard_count (self, app_id, now, window_secs) >= threshold;
 }
+
+/* Forgets every exit of @app_id (the user's "try again"). */
+gboolean
+sr_crash_guard_reset (SrCrashGuard  *self,
+                      const char    *app_id,
+                      GError       **error)
+{
+  GVariant *state = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (g_hash_table_remove (self->exits, app_id))
+    state = serialize (self);
+  g_mutex_unlock (&self->lock);
+
+  return state == NULL || sr_state_file_save (self->path, state, error);
+}

@@ -23,6 +23,9 @@ gboolean      sr_crash_guard_in_loop   (SrCrashGuard  *self,
                                         gint64         now,
                                         guint          threshold,
                                         guint          window_secs);
+gboolean      sr_crash_guard_reset     (SrCrashGuard  *self,
+                                        const char    *app_id,
+                                        GError       **error);
 guint         sr_crash_guard_count     (SrCrashGuard  *self,
                                         const char    *app_id,
                                         gint64         now,

@@ -181,3 +181,76 @@ sr_decide_restore (const SrDecisionContext  *ctx,
 
   return answer (SR_VERDICT_ALLOW, "allowed", out_verdict, out_why);
 }
+
+/* The hot path reads its arguments and builds its answer without GVariant
+ * format strings: parsing them costs more than the decision. */
+GVariant *
+sr_decide_call (const SrDecisionContext  *ctx,
+                gboolean                  restore,
+                GVariant                 *params,
+                GError                  **error)
+{
+  g_autoptr(GVariant) app_arg = g_variant_get_child_value (params, 0);
+  const char *app_id = g_variant_get_string (app_arg, NULL), *why = NULL;
+  SrVerdict verdict = SR_VERDICT_DENY;
+  GVariant *answer[2];
+  gboolean ok;
+
+  if (restore)
+    {
+      g_autoptr(GVariant) reason = g_variant_get_child_value (params, 1);
+      g_autoptr(GVariant) options = g_variant_get_child_value (params, 2);
+
+      ok = sr_decide_restore (ctx, app_id, g_variant_get_uint32 (reason), options,
+                              &verdict, &why, error);
+    }
+  else
+    ok = sr_decide_save (ctx, app_id, &verdict, &why, error);
+  if (!ok)
+    return NULL;
+
+  answer[0] = g_variant_new_uint32 (verdict);
+  answer[1] = g_variant_new_string (why);
+  return g_variant_new_tuple (answer, 2);
+}
+
+/* What the rules will do with each app's state in a ListStoredState
+ * listing: "state" is "valid", "expired" (older than max-age-days) or
+ * "cleared" (saved before a clear point), judged by its newest save; and
+ * "crash-loop", whether the guard holds its recovery back. Returns a
+ * floating a(sa{sv}). */
+GVariant *
+sr_decide_annotate_listing (const SrDecisionContext *ctx,
+                            GVariant                *listing)
+{
+  const SrPolicy *policy = ctx->policy;
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sa{sv})"));
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *info;
+
+  g_variant_iter_init (&iter, listing);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
+    {
+      g_autoptr(GVariant) owned_info = info;
+      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (info);
+      gint64 last_saved = 0;
+      const char *state = "valid";
+
+      g_variant_dict_lookup (&dict, "last-saved", "x", &last_saved);
+      if (ctx->clear_points != NULL &&
+          last_saved <= sr_clear_points_get (ctx->clear_points, app_id))
+        state = "cleared";
+      else if (policy->max_age_days >= 0 &&
+               ctx->now - last_saved > (gint64) policy->max_age_days * USEC_PER_DAY)
+        state = "expired";
+      g_variant_dict_insert (&dict, "state", "s", state);
+      g_variant_dict_insert (&dict, "crash-loop", "b",
+                             policy->restore_after_crash && ctx->crash_guard != NULL &&
+                             sr_crash_guard_in_loop (ctx->crash_guard, app_id, ctx->now,
+                                                     policy->crash_loop_threshold,
+                                                     policy->crash_loop_window));
+      g_variant_builder_add (&builder, "(s@a{sv})", app_id, g_variant_dict_end (&dict));
+    }
+  return g_variant_builder_end (&builder);
+}

@@ -9,28 +9,9 @@
 #include "sr-bus.h"
 #include "sr-clear-points.h"
 #include "sr-crash-guard.h"
+#include "sr-policy.h"
 
 G_BEGIN_DECLS
-
-/* The nicks of the login-restore enum, in this order. */
-typedef enum {
-  SR_LOGIN_RESTORE_ALWAYS = 0,
-  SR_LOGIN_RESTORE_ASK = 1,
-  SR_LOGIN_RESTORE_NEVER = 2,
-} SrLoginRestore;
-
-/* The settings in force, as the rules read them. */
-typedef struct {
-  gboolean enabled;                 /* effective: both master switches */
-  SrLoginRestore login_restore;
-  gboolean restore_after_crash;
-  gboolean restore_on_launch;
-  GHashTable *excluded;             /* set: user ∪ admin app ids; owned by
-                                     * whoever built the policy */
-  int max_age_days;                 /* -1: forever */
-  guint crash_loop_threshold;       /* 0: guard off */
-  guint crash_loop_window;          /* seconds */
-} SrPolicy;
 
 typedef struct {
   const SrPolicy *policy;           /* (unowned) */
@@ -51,5 +32,15 @@ gboolean sr_decide_restore (const SrDecisionContext  *ctx,
                             SrVerdict                *out_verdict,
                             const char              **out_why,
                             GError                  **error);
+
+/* CheckSave's parameters (@restore FALSE) or CheckRestore's, as GDBus
+ * checked them against the interface: the answer, a floating (us), or
+ * NULL with an InvalidArgs error. Main thread and worker thread alike. */
+GVariant *sr_decide_call   (const SrDecisionContext  *ctx,
+                            gboolean                  restore,
+                            GVariant                 *params,
+                            GError                  **error);
+GVariant *sr_decide_annotate_listing (const SrDecisionContext *ctx,
+                                      GVariant                *listing);
 
 G_END_DECLS

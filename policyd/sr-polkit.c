@@ -11,7 +11,9 @@
  * compression libraries) cost policyd about 0.9 MiB of resident memory and
  * start-up time for one method call that most sessions never make.
  *
- * Every failure to get an answer is a refusal.
+ * Every failure to get an answer is a refusal: Unavailable when polkitd
+ * cannot be reached (a fault, which the panel words differently), and
+ * NotAllowed when it said no.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -32,8 +34,12 @@
 #define CHECK_TIMEOUT_MS 30000
 
 struct _SrPolkit {
+  GObject parent_instance;
+
   GDBusConnection *system_bus;  /* (owned) (nullable): until first needed */
 };
+
+G_DEFINE_FINAL_TYPE (SrPolkit, sr_polkit, G_TYPE_OBJECT)
 
 typedef struct {
   GVariant *subject;            /* (owned) */
@@ -49,17 +55,30 @@ check_data_free (CheckData *data)
   g_free (data);
 }
 
+static void
+sr_polkit_finalize (GObject *object)
+{
+  SrPolkit *self = SR_POLKIT (object);
+
+  g_clear_object (&self->system_bus);
+  G_OBJECT_CLASS (sr_polkit_parent_class)->finalize (object);
+}
+
+static void
+sr_polkit_class_init (SrPolkitClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sr_polkit_finalize;
+}
+
+static void
+sr_polkit_init (SrPolkit *self)
+{
+}
+
 SrPolkit *
 sr_polkit_new (void)
 {
-  return g_new0 (SrPolkit, 1);
-}
-
-void
-sr_polkit_free (SrPolkit *self)
-{
-  g_clear_object (&self->system_bus);
-  g_free (self);
+  return g_object_new (SR_TYPE_POLKIT, NULL);
 }
 
 static void
@@ -76,8 +95,15 @@ on_check_ready_cb (GObject      *source,
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   if (reply == NULL)
     {
+      g_autofree char *remote = g_dbus_error_get_remote_error (error);
+      /* polkitd answered with an error of its own (it refuses to judge
+       * this subject): a refusal. Anything else (no polkitd, no answer in
+       * time, a lost bus) is a fault. */
+      SrError code = remote != NULL && g_str_has_prefix (remote, POLKIT_NAME ".Error.") ?
+                     SR_ERROR_NOT_ALLOWED : SR_ERROR_UNAVAILABLE;
+
       g_dbus_error_strip_remote_error (error);
-      g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+      g_task_return_new_error (task, SR_ERROR, code,
                                "Could not ask polkit about %s: %s",
                                data->action_id, error->message);
       return;
@@ -130,7 +156,7 @@ on_system_bus_ready_cb (GObject      *source,
 
   if (bus == NULL)
     {
-      g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+      g_task_return_new_error (task, SR_ERROR, SR_ERROR_UNAVAILABLE,
                                "Could not reach polkit: %s", error->message);
       return;
     }
@@ -150,9 +176,7 @@ sr_polkit_check_async (SrPolkit         *self,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
-  /* SrPolkit is no GObject: it rides on the task as plain data. It
-   * lives as long as the daemon, so it outlives every check. */
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  GTask *task = g_task_new (self, NULL, callback, user_data);
   CheckData *data = g_new0 (CheckData, 1);
   GVariantBuilder details;
 
@@ -179,7 +203,7 @@ sr_polkit_check_async (SrPolkit         *self,
 
       if (address == NULL)
         {
-          g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+          g_task_return_new_error (task, SR_ERROR, SR_ERROR_UNAVAILABLE,
                                    "Could not reach polkit: %s", error->message);
           g_object_unref (task);
           return;
@@ -198,5 +222,8 @@ sr_polkit_check_finish (SrPolkit   *self,
                            GAsyncResult  *result,
                            GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == sr_polkit_check_async, FALSE);
+
   return g_task_propagate_boolean (G_TASK (result), error);
 }

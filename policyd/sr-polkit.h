@@ -10,10 +10,10 @@
 
 G_BEGIN_DECLS
 
-typedef struct _SrPolkit SrPolkit;
+#define SR_TYPE_POLKIT (sr_polkit_get_type ())
+G_DECLARE_FINAL_TYPE (SrPolkit, sr_polkit, SR, POLKIT, GObject)
 
-SrPolkit *sr_polkit_new          (void);
-void         sr_polkit_free         (SrPolkit          *self);
+SrPolkit    *sr_polkit_new          (void);
 void         sr_polkit_check_async  (SrPolkit          *self,
                                         const SrCaller       *caller,
                                         const char           *action_id,
@@ -23,7 +23,5 @@ void         sr_polkit_check_async  (SrPolkit          *self,
 gboolean     sr_polkit_check_finish (SrPolkit          *self,
                                         GAsyncResult         *result,
                                         GError              **error);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrPolkit, sr_polkit_free)
 
 G_END_DECLS

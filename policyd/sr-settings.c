@@ -18,6 +18,7 @@
 
 #include "sr-app-id.h"
 #include "sr-error.h"
+#include "sr-policy.h"
 #include "sr-settings.h"
 
 #define DESKTOP_SCHEMA "org.gnome.desktop.session"
@@ -132,56 +133,10 @@ compute_property (SrSettings *self,
 }
 
 static void
-add_valid_app_ids (GHashTable *set,
-                   GSettings  *settings,
-                   const char *key)
-{
-  g_auto(GStrv) apps = g_settings_get_strv (settings, key);
-
-  for (guint i = 0; apps[i] != NULL; i++)
-    {
-      g_autoptr(GError) error = NULL;
-
-      /* gsettings can write anything; an entry that is no app id could
-       * never match, but say so rather than hide it. */
-      if (!sr_app_id_validate (apps[i], &error))
-        g_warning ("Ignoring “%s” in “%s”: %s", apps[i], key, error->message);
-      else
-        g_hash_table_add (set, g_strdup (apps[i]));
-    }
-}
-
-static void
-policy_clear (SrPolicy *policy)
-{
-  g_hash_table_unref (policy->excluded);
-}
-
-void
-sr_policy_unref (const SrPolicy *policy)
-{
-  g_atomic_rc_box_release_full ((SrPolicy *) policy, (GDestroyNotify) policy_clear);
-}
-
-static void
 reload_policy (SrSettings *self)
 {
-  SrPolicy *policy = g_atomic_rc_box_new0 (SrPolicy);
+  SrPolicy *policy = sr_policy_new (self->settings, self->desktop);
   SrPolicy *old;
-
-  policy->enabled = g_settings_get_boolean (self->settings, "enabled") &&
-                    (self->desktop == NULL ||
-                     g_settings_get_boolean (self->desktop, DESKTOP_KEY));
-  policy->login_restore = g_settings_get_enum (self->settings, "login-restore");
-  policy->restore_after_crash = g_settings_get_boolean (self->settings, "restore-after-crash");
-  policy->restore_on_launch = g_settings_get_boolean (self->settings, "restore-on-launch");
-  policy->max_age_days = g_settings_get_int (self->settings, "max-age-days");
-  policy->crash_loop_threshold = g_settings_get_uint (self->settings, "crash-loop-threshold");
-  policy->crash_loop_window = g_settings_get_uint (self->settings, "crash-loop-window");
-
-  policy->excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  add_valid_app_ids (policy->excluded, self->settings, "excluded-apps");
-  add_valid_app_ids (policy->excluded, self->settings, "admin-excluded-apps");
 
   g_mutex_lock (&self->policy_lock);
   old = g_steal_pointer (&self->policy);
@@ -227,7 +182,7 @@ static void
 refresh (SrSettings *self)
 {
   g_autoptr(GPtrArray) changed = g_ptr_array_new ();
-  const SrPolicy *was = self->policy ? g_atomic_rc_box_acquire ((SrPolicy *) self->policy) : NULL;
+  const SrPolicy *was = self->policy ? sr_policy_ref (self->policy) : NULL;
 
   reload_policy (self);
   if (was != NULL)
@@ -377,7 +332,7 @@ sr_settings_dup_policy (SrSettings *self)
   const SrPolicy *policy;
 
   g_mutex_lock (&self->policy_lock);
-  policy = g_atomic_rc_box_acquire (self->policy);
+  policy = sr_policy_ref (self->policy);
   g_mutex_unlock (&self->policy_lock);
   return policy;
 }

@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "sr-decide.h"
+#include "sr-policy.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +16,6 @@ G_DECLARE_FINAL_TYPE (SrSettings, sr_settings, SR, SETTINGS, GObject)
 SrSettings     *sr_settings_new               (GError             **error);
 const SrPolicy *sr_settings_get_policy        (SrSettings          *self);
 const SrPolicy *sr_settings_dup_policy        (SrSettings          *self);
-void            sr_policy_unref               (const SrPolicy      *policy);
 
 GVariant       *sr_settings_get_property      (SrSettings          *self,
                                                const char          *property);

@@ -288,6 +288,8 @@ add_usage (Pass       *pass,
     usage->gtk_files++;
   if (windows == WINDOWS_NOT_COUNTED)
     usage->gtk_files_not_counted++;
+  if (pass->store->format == SR_STORE_FORMAT_GNOME_SESSION)
+    usage->at_login = TRUE;
   if (!g_ptr_array_find_with_equal_func (usage->stores, pass->store->name, g_str_equal, NULL))
     g_ptr_array_add (usage->stores, pass->store->name);
 }
@@ -469,6 +471,14 @@ replace_file_at (int                dir_fd,
           break;
         }
       done += n;
+    }
+  /* The file keeps its time: it tells when its owner last saved the other
+   * apps, which this rewrite did not do. */
+  if (saved_errno == 0)
+    {
+      const struct timespec times[2] = { original->st_atim, original->st_mtim };
+      if (futimens (fd, times) != 0)
+        saved_errno = errno;
     }
   if (saved_errno == 0 && fsync (fd) != 0)
     saved_errno = errno;

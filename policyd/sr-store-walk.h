@@ -17,6 +17,7 @@ typedef struct {
   guint windows;            /* in the GTK state files that were read */
   guint gtk_files;          /* GTK state files, read or not */
   guint gtk_files_not_counted;
+  gboolean at_login;        /* named by the session manager's store */
   GPtrArray *stores;        /* (owned) store names, (unowned) strings */
 } SrAppUsage;
 

@@ -16,12 +16,16 @@
 #include "sr-store-worker.h"
 
 struct _SrStoreWorker {
+  GObject parent_instance;
+
   char **dirs;           /* (owned): where the drop-ins are */
   GPtrArray *stores;     /* (owned) (element-type SrStore) (nullable): read by
                           * the worker before its first job, and only used
                           * there */
-  GThreadPool *worker;   /* (owned) one thread */
+  GThreadPool *worker;   /* (owned) (nullable) one thread; NULL once shut down */
 };
+
+G_DEFINE_FINAL_TYPE (SrStoreWorker, sr_store_worker, G_TYPE_OBJECT)
 
 typedef enum { JOB_LIST, JOB_REMOVE, JOB_BARRIER } JobKind;
 
@@ -86,6 +90,7 @@ list_all (SrStoreWorker *self)
       g_variant_dict_insert (&dict, "bytes", "t", u->bytes);
       g_variant_dict_insert (&dict, "entries", "u", u->entries);
       g_variant_dict_insert (&dict, "last-saved", "x", u->last_saved);
+      g_variant_dict_insert (&dict, "at-login", "b", u->at_login);
       /* Only a count that is complete: a part would look like all. */
       if (u->gtk_files > 0 && u->gtk_files_not_counted == 0)
         g_variant_dict_insert (&dict, "windows", "u", u->windows);
@@ -189,23 +194,45 @@ run_job (gpointer data,
     }
 }
 
+/* Waits for the jobs queued so far: a clear that was promised is carried
+ * out. Their callbacks are then queued on the main context. */
+void
+sr_store_worker_shutdown (SrStoreWorker *self)
+{
+  if (self->worker != NULL)
+    g_thread_pool_free (g_steal_pointer (&self->worker), FALSE, TRUE);
+}
+
+static void
+sr_store_worker_finalize (GObject *object)
+{
+  SrStoreWorker *self = SR_STORE_WORKER (object);
+
+  sr_store_worker_shutdown (self);
+  g_clear_pointer (&self->stores, g_ptr_array_unref);
+  g_strfreev (self->dirs);
+  G_OBJECT_CLASS (sr_store_worker_parent_class)->finalize (object);
+}
+
+static void
+sr_store_worker_class_init (SrStoreWorkerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sr_store_worker_finalize;
+}
+
+static void
+sr_store_worker_init (SrStoreWorker *self)
+{
+  self->worker = g_thread_pool_new (run_job, self, 1, FALSE, NULL);
+}
+
 SrStoreWorker *
 sr_store_worker_new (const char * const *dirs)
 {
-  SrStoreWorker *self = g_new0 (SrStoreWorker, 1);
+  SrStoreWorker *self = g_object_new (SR_TYPE_STORE_WORKER, NULL);
 
   self->dirs = g_strdupv ((char **) dirs);
-  self->worker = g_thread_pool_new (run_job, self, 1, FALSE, NULL);
   return self;
-}
-
-void
-sr_store_worker_free (SrStoreWorker *self)
-{
-  g_thread_pool_free (self->worker, FALSE, TRUE);
-  g_clear_pointer (&self->stores, g_ptr_array_unref);
-  g_strfreev (self->dirs);
-  g_free (self);
 }
 
 static void
@@ -215,10 +242,16 @@ queue (SrStoreWorker           *self,
        GAsyncReadyCallback  callback,
        gpointer             user_data)
 {
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  GTask *task = g_task_new (self, NULL, callback, user_data);
 
   g_task_set_task_data (task, job, (GDestroyNotify) job_free);
   g_task_set_source_tag (task, source_tag);
+  if (self->worker == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "Shutting down");
+      g_object_unref (task);
+      return;
+    }
   g_thread_pool_push (self->worker, task, NULL);
 }
 
@@ -258,6 +291,8 @@ sr_store_worker_finish (SrStoreWorker     *self,
                    GAsyncResult  *result,
                    GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 

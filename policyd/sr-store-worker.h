@@ -8,10 +8,11 @@
 
 G_BEGIN_DECLS
 
-typedef struct _SrStoreWorker SrStoreWorker;
+#define SR_TYPE_STORE_WORKER (sr_store_worker_get_type ())
+G_DECLARE_FINAL_TYPE (SrStoreWorker, sr_store_worker, SR, STORE_WORKER, GObject)
 
 SrStoreWorker *sr_store_worker_new            (const char * const  *dirs);
-void       sr_store_worker_free           (SrStoreWorker           *self);
+void       sr_store_worker_shutdown       (SrStoreWorker           *self);
 void       sr_store_worker_list_async     (SrStoreWorker           *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
@@ -27,7 +28,5 @@ GVariant  *sr_store_worker_finish         (SrStoreWorker           *self,
 void       sr_store_worker_barrier_async  (SrStoreWorker           *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrStoreWorker, sr_store_worker_free)
 
 G_END_DECLS

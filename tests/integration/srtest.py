@@ -371,11 +371,16 @@ class Session:
                                    Gio.DBusCallFlags.NONE, 5000, None)
         return reply.unpack()[0]
 
-    def all_props(self):
+    def all_props(self, consumers=False):
+        """The properties; without Consumers unless asked: that one records
+        when each program last asked, which every check changes."""
         reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'GetAll',
                                    GLib.Variant('(s)', (IFACE,)), None,
                                    Gio.DBusCallFlags.NONE, 5000, None)
-        return reply.unpack()[0]
+        props = reply.unpack()[0]
+        if not consumers:
+            props.pop('Consumers', None)
+        return props
 
     def _on_signal(self, conn, sender, path, iface, name, params, data):
         self.signals.append((name, params.unpack()))

@@ -38,9 +38,10 @@ class MockPolkitTest(PolicydTestCase):
         self.assertEqual(self.s.prop('MaxAgeDays'), 7)
 
     def test_polkit_gone_fails_closed(self):
+        # A fault, not a refusal: Unavailable, and nothing changes.
         self.s.polkit.terminate()
         self.s.polkit.wait(10)
-        self.assertDBusError('NotAllowed', self.s.set_setting, 'max-age-days', GLib.Variant('i', 7))
+        self.assertDBusError('Unavailable', self.s.set_setting, 'max-age-days', GLib.Variant('i', 7))
         self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
         self.assertAlive()
 

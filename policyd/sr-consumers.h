@@ -1,0 +1,25 @@
+/* sr-consumers.h: which programs consult policyd
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SrConsumers SrConsumers;
+
+SrConsumers *sr_consumers_new  (const char   *path);
+void         sr_consumers_free (SrConsumers  *self);
+gboolean     sr_consumers_note (SrConsumers  *self,
+                                const char   *program,
+                                gint64        when);
+void         sr_consumers_save (SrConsumers  *self);
+GVariant    *sr_consumers_list (SrConsumers  *self,
+                                GPtrArray    *live,
+                                gint64        now);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrConsumers, sr_consumers_free)
+
+G_END_DECLS

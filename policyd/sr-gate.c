@@ -1,0 +1,229 @@
+/* sr-gate.c: who may call what
+ *
+ * Every method call and property read that reaches the main thread passes
+ * here, in this order, and the first refusal answers:
+ *
+ *   1. the method's own check: its arguments, and the administrator's
+ *      locks (InvalidArgs, Locked);
+ *   2. who is calling, from the bus's credentials (NotAllowed when that
+ *      cannot be told);
+ *   3. the sandbox rule: a sandboxed caller may only call the methods that
+ *      allow it, and only about its own app (NotAllowed);
+ *   4. polkit, for the methods that name an action (NotAllowed, or
+ *      Unavailable when polkit cannot be reached);
+ *
+ * and then the method runs. The methods and what each requires are the
+ * table in sr-daemon.c. The worker thread's answers (sr-fast-path.c) apply
+ * the same sandbox rule, sr_caller_may_ask_about(), and leave every refusal
+ * to this gate.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-gate"
+
+#include "config.h"
+
+#include "sr-error.h"
+#include "sr-gate.h"
+
+struct _SrGate {
+  GObject parent_instance;
+
+  SrCallerCache *callers;   /* (owned) */
+  SrPolkit *polkit;         /* (owned) */
+  gpointer owner;           /* (unowned): outlives the gate's calls */
+};
+
+G_DEFINE_FINAL_TYPE (SrGate, sr_gate, G_TYPE_OBJECT)
+
+/* A call waiting for the bus (who is calling) or for polkit. */
+typedef struct {
+  SrGate *gate;                        /* (owned) */
+  const SrMethod *method;              /* (unowned): static */
+  GDBusMethodInvocation *invocation;   /* (owned) */
+  SrCaller *caller;                    /* (owned) (nullable): once known */
+} PendingCall;
+
+static void
+pending_call_free (PendingCall *call)
+{
+  g_object_unref (call->gate);
+  g_object_unref (call->invocation);
+  g_clear_pointer (&call->caller, sr_caller_unref);
+  g_free (call);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PendingCall, pending_call_free)
+
+static PendingCall *
+pending_call_new (SrGate                *self,
+                  const SrMethod        *method,
+                  GDBusMethodInvocation *invocation)
+{
+  PendingCall *call = g_new0 (PendingCall, 1);
+
+  call->gate = g_object_ref (self);
+  call->method = method;
+  call->invocation = g_object_ref (invocation);
+  return call;
+}
+
+static void
+refuse (const SrMethod        *method,
+        GDBusMethodInvocation *invocation,
+        const GError          *error)
+{
+  g_debug ("%s refused: %s", method->name, error->message);
+  g_dbus_method_invocation_return_gerror (invocation, error);
+}
+
+static void
+run (SrGate                *self,
+     const SrMethod        *method,
+     SrCaller              *caller,
+     GDBusMethodInvocation *invocation)
+{
+  method->run (self->owner, caller, g_dbus_method_invocation_get_parameters (invocation),
+               invocation);
+}
+
+static void
+on_authorized_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PendingCall) call = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_polkit_check_finish (SR_POLKIT (source), result, &error))
+    refuse (call->method, call->invocation, error);
+  else
+    run (call->gate, call->method, call->caller, call->invocation);
+}
+
+/* Steps 3 and 4, once the caller is known. */
+static void
+gate_with_caller (SrGate                *self,
+                  const SrMethod        *method,
+                  SrCaller              *caller,
+                  GDBusMethodInvocation *invocation)
+{
+  GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  PendingCall *call;
+  gboolean interactive;
+
+  if (caller->kind != SR_CALLER_HOST)
+    {
+      const char *app_id = NULL;
+
+      if (method->sandboxed_own_app)
+        g_variant_get_child (g_dbus_method_invocation_get_parameters (invocation),
+                             0, "&s", &app_id);
+      if (!method->sandboxed_own_app || !sr_caller_may_ask_about (caller, app_id))
+        {
+          g_autoptr(GError) error =
+            g_error_new (SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                         "The sandboxed app %s may not call %s%s%s",
+                         caller->app_id, method->name,
+                         app_id ? " about " : "", app_id ? app_id : "");
+          refuse (method, invocation, error);
+          return;
+        }
+    }
+
+  if (method->polkit_action == NULL)
+    {
+      run (self, method, caller, invocation);
+      return;
+    }
+
+  interactive = (g_dbus_message_get_flags (message) &
+                 G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
+  call = pending_call_new (self, method, invocation);
+  call->caller = sr_caller_ref (caller);
+  sr_polkit_check_async (self->polkit, caller, method->polkit_action, interactive,
+                         on_authorized_cb, call);
+}
+
+static void
+on_caller_identified_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(PendingCall) call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrCaller) caller = NULL;
+
+  caller = sr_caller_cache_lookup_finish (SR_CALLER_CACHE (source), result, &error);
+  if (caller == NULL)
+    refuse (call->method, call->invocation, error);
+  else
+    gate_with_caller (call->gate, call->method, caller, call->invocation);
+}
+
+void
+sr_gate_call (SrGate                *self,
+              const SrMethod        *method,
+              GDBusMethodInvocation *invocation)
+{
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrCaller) caller = NULL;
+
+  if (method->check != NULL &&
+      !method->check (self->owner, g_dbus_method_invocation_get_parameters (invocation),
+                      &error))
+    {
+      refuse (method, invocation, error);
+      return;
+    }
+
+  if (sender == NULL)
+    {
+      g_set_error_literal (&error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                           "Calls must come through the bus");
+      refuse (method, invocation, error);
+      return;
+    }
+
+  caller = sr_caller_cache_dup (self->callers, sender);
+  if (caller != NULL)
+    gate_with_caller (self, method, caller, invocation);
+  else
+    sr_caller_cache_lookup_async (self->callers, sender, on_caller_identified_cb,
+                                  pending_call_new (self, method, invocation));
+}
+
+static void
+sr_gate_finalize (GObject *object)
+{
+  SrGate *self = SR_GATE (object);
+
+  g_clear_object (&self->callers);
+  g_clear_object (&self->polkit);
+  G_OBJECT_CLASS (sr_gate_parent_class)->finalize (object);
+}
+
+static void
+sr_gate_class_init (SrGateClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sr_gate_finalize;
+}
+
+static void
+sr_gate_init (SrGate *self)
+{
+}
+
+SrGate *
+sr_gate_new (SrCallerCache *callers,
+             SrPolkit      *polkit,
+             gpointer       owner)
+{
+  SrGate *self = g_object_new (SR_TYPE_GATE, NULL);
+
+  self->callers = g_object_ref (callers);
+  self->polkit = g_object_ref (polkit);
+  self->owner = owner;
+  return self;
+}

@@ -1,0 +1,39 @@
+/* sr-policy.h: the settings in force, as the decision rules read them
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* The nicks of the login-restore enum, in this order. */
+typedef enum {
+  SR_LOGIN_RESTORE_ALWAYS = 0,
+  SR_LOGIN_RESTORE_ASK = 1,
+  SR_LOGIN_RESTORE_NEVER = 2,
+} SrLoginRestore;
+
+/* A snapshot: never changed once built, so that any thread may read one it
+ * holds a reference to while the main thread builds the next. Built with
+ * sr_policy_new() it is refcounted; tests may fill one on the stack. */
+typedef struct {
+  gboolean enabled;                 /* effective: both master switches */
+  SrLoginRestore login_restore;
+  gboolean restore_after_crash;
+  gboolean restore_on_launch;
+  GHashTable *excluded;             /* set: user ∪ admin app ids */
+  int max_age_days;                 /* -1: forever */
+  guint crash_loop_threshold;       /* 0: guard off */
+  guint crash_loop_window;          /* seconds */
+} SrPolicy;
+
+SrPolicy       *sr_policy_new   (GSettings       *settings,
+                                 GSettings       *desktop);
+const SrPolicy *sr_policy_ref   (const SrPolicy  *policy);
+void            sr_policy_unref (const SrPolicy  *policy);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrPolicy, sr_policy_unref)
+
+G_END_DECLS
