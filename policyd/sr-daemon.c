@@ -200,7 +200,8 @@ run_reset_crash_guard (gpointer               owner,
 
   g_variant_get (params, "(&s)", &app_id);
   if (!sr_crash_guard_reset (self->crash_guard, app_id, &error))
-    g_dbus_method_invocation_return_gerror (invocation, error);
+    g_dbus_method_invocation_return_error (invocation, SR_ERROR, SR_ERROR_FAILED,
+                                           "Could not save crash counters: %s", error->message);
   else
     g_dbus_method_invocation_return_value (invocation, NULL);
 }
@@ -316,8 +317,8 @@ clear_state (SrDaemon             *self,
     {
       if (strict)
         {
-          g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                      "Nothing was cleared: ");
+          g_set_error (error, SR_ERROR, SR_ERROR_FAILED, "Nothing was cleared: %s",
+                       local_error->message);
           return FALSE;
         }
       g_warning ("Clearing without a clear point: %s", local_error->message);

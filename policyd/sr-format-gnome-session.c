@@ -15,8 +15,9 @@
 
 #include "config.h"
 
+#include <gio/gio.h>
+
 #include "sr-app-id.h"
-#include "sr-error.h"
 #include "sr-format-gnome-session.h"
 #include "sr-serialized.h"
 
@@ -38,7 +39,7 @@ sr_format_gnome_session_parse (const void  *data,
   instances = g_variant_lookup_value (state, "instances", NULL);
   if (instances != NULL && !g_variant_is_of_type (instances, INSTANCES_TYPE))
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "has “instances” of type %s, not a{s(a{sv}aa{sv})}",
                    g_variant_get_type_string (instances));
       return NULL;

@@ -18,7 +18,8 @@
 
 #include <string.h>
 
-#include "sr-error.h"
+#include <gio/gio.h>
+
 #include "sr-pattern.h"
 
 typedef enum { TOKEN_TEXT, TOKEN_STAR, TOKEN_APP } TokenKind;
@@ -54,13 +55,13 @@ sr_pattern_new (const char  *pattern,
 
   if (length == 0 || length > SR_PATTERN_MAX_LENGTH)
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                    "Pattern: must be 1 to %d characters long", SR_PATTERN_MAX_LENGTH);
       return NULL;
     }
   if (strchr (pattern, '/') != NULL)
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "Pattern: a file name cannot contain “/”");
       return NULL;
     }
@@ -74,7 +75,7 @@ sr_pattern_new (const char  *pattern,
         {
           if (self->has_app)
             {
-              g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+              g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                                    "Pattern: {app} may appear once");
               return NULL;
             }

@@ -12,7 +12,8 @@
 
 #include "config.h"
 
-#include "sr-error.h"
+#include <gio/gio.h>
+
 #include "sr-serialized.h"
 
 /* Returns a new reference, sharing @bytes, or NULL with an error that
@@ -28,7 +29,7 @@ sr_serialized_load (const GVariantType  *type,
 
   if (size > max_size)
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "is %" G_GSIZE_FORMAT " bytes; at most %" G_GSIZE_FORMAT " are read",
                    size, max_size);
       return NULL;
@@ -37,7 +38,7 @@ sr_serialized_load (const GVariantType  *type,
   value = g_variant_ref_sink (g_variant_new_from_bytes (type, bytes, FALSE));
   if (!g_variant_is_normal_form (value))
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "is not a serialized %.*s",
                    (int) g_variant_type_get_string_length (type),
                    g_variant_type_peek_string (type));

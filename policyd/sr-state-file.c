@@ -18,7 +18,6 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
-#include "sr-error.h"
 #include "sr-serialized.h"
 #include "sr-state-file.h"
 
@@ -63,7 +62,7 @@ sr_state_file_load (const char          *path,
 
       if (g_rename (path, aside) != 0)
         g_clear_pointer (&aside, g_free);
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "%s is not a valid state file (it %s)%s%s; starting afresh",
                    path, local_error->message,
                    aside ? ", moved it to " : "", aside ? aside : "");
@@ -93,7 +92,7 @@ sr_state_file_save (const char  *path,
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved_errno = errno;
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
                    "Could not create %s: %s", dir, g_strerror (saved_errno));
       return FALSE;
     }
@@ -105,8 +104,8 @@ sr_state_file_save (const char  *path,
                                  G_FILE_SET_CONTENTS_DURABLE,
                                  0600, &local_error))
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
-                   "Could not write %s: %s", path, local_error->message);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Could not write %s: ", path);
       return FALSE;
     }
 

@@ -167,7 +167,7 @@ test_clear_points_write_failure_changes_nothing (void)
   points = sr_clear_points_new (blocked);
   g_assert_true (g_file_set_contents (blocker, "", 0, NULL));
   g_assert_false (sr_clear_points_record (points, apps, 50, &error));
-  g_assert_error (error, SR_ERROR, SR_ERROR_FAILED);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR);
   g_assert_cmpint (sr_clear_points_get (points, "org.example.A"), ==, 0);
   g_unlink (blocker);
   remove_tmp (path);
@@ -184,7 +184,7 @@ test_state_file_corrupt_is_set_aside (void)
   g_assert_true (g_file_set_contents (path, "\xff\xfe garbage", -1, NULL));
   value = sr_state_file_load (path, G_VARIANT_TYPE ("(xa{sx})"), &error);
   g_assert_null (value);
-  g_assert_error (error, SR_ERROR, SR_ERROR_FAILED);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (aside, G_FILE_TEST_EXISTS));
   g_clear_error (&error);
