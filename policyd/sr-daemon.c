@@ -555,6 +555,8 @@ on_settings_properties_changed_cb (SrSettings  *settings,
     {
       g_autoptr(GVariant) value = sr_settings_get_property (settings, names[i]);
       g_variant_builder_add (&changed, "{sv}", names[i], value);
+      if (g_str_equal (names[i], "MaxAgeDays") && self->maintenance != NULL)
+        sr_maintenance_purge_now (self->maintenance);
     }
   emit_properties_changed (self, g_variant_builder_end (&changed), NULL);
 }

@@ -100,6 +100,14 @@ run_first_purges (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* When the settings shorten what is kept: at once, not at the next daily
+ * purge, so that the listing never shows state the rules already refuse. */
+void
+sr_maintenance_purge_now (SrMaintenance *self)
+{
+  run_purges (self);
+}
+
 SrMaintenance *
 sr_maintenance_start (SrSettings    *settings,
                       SrStoreWorker *worker,

@@ -18,6 +18,7 @@ SrMaintenance *sr_maintenance_start (SrSettings     *settings,
                                      SrStoreWorker  *worker,
                                      SrFastPath     *fast_path);
 void           sr_maintenance_stop  (SrMaintenance  *self);
+void           sr_maintenance_purge_now (SrMaintenance *self);
 void           sr_maintenance_log_removal (const char *what,
                                            GVariant   *report);
 

@@ -311,6 +311,56 @@ test_saved_at_type (Fixture *f, gconstpointer data)
   assert_restore_invalid (f, "org.example.App", SR_REASON_LAUNCH, options);
 }
 
+/* The listing's "state" and "crash-loop" follow the same rules as a
+ * CheckRestore with the app's newest "saved-at". */
+static GVariant *
+listing_of (gint64 last_saved)
+{
+  return g_variant_new_parsed ("[(%s, {'last-saved': <%x>})]", "org.example.App", last_saved);
+}
+
+static void
+assert_listed (Fixture    *f,
+               gint64      last_saved,
+               const char *state,
+               gboolean    crash_loop)
+{
+  g_autoptr(GVariant) listing = g_variant_ref_sink (listing_of (last_saved));
+  g_autoptr(GVariant) annotated = g_variant_ref_sink (sr_decide_annotate_listing (&f->ctx, listing));
+  g_autoptr(GVariant) info = NULL;
+  const char *app, *got = NULL;
+  gboolean loop = !crash_loop;
+
+  g_assert_cmpuint (g_variant_n_children (annotated), ==, 1);
+  g_variant_get_child (annotated, 0, "(&s@a{sv})", &app, &info);
+  g_assert_cmpstr (app, ==, "org.example.App");
+  g_assert_true (g_variant_lookup (info, "state", "&s", &got));
+  g_assert_true (g_variant_lookup (info, "crash-loop", "b", &loop));
+  g_assert_cmpstr (got, ==, state);
+  g_assert_cmpint (loop, ==, crash_loop);
+}
+
+static void
+test_listing_states (Fixture *f, gconstpointer data)
+{
+  const char *apps[] = { "org.example.App", NULL };
+
+  assert_listed (f, NOW - DAY, "valid", FALSE);
+  assert_listed (f, NOW - 31 * DAY, "expired", FALSE);
+  f->policy.max_age_days = -1;
+  assert_listed (f, NOW - 400 * DAY, "valid", FALSE);
+  g_assert_true (sr_clear_points_record (f->clear_points, apps, NOW - 2 * DAY, NULL));
+  assert_listed (f, NOW - 3 * DAY, "cleared", FALSE);
+  assert_listed (f, NOW - DAY, "valid", FALSE);
+
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (sr_crash_guard_note_exit (f->guard, "org.example.App", FALSE, NOW - 10, 600, NULL));
+  assert_listed (f, NOW - DAY, "valid", TRUE);
+  /* With recovery off, the guard holds nothing back. */
+  f->policy.restore_after_crash = FALSE;
+  assert_listed (f, NOW - DAY, "valid", FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -331,6 +381,7 @@ main (int argc, char **argv)
   ADD (rule5_cleared_before_expired);
   ADD (rule5_expired);
   ADD (saved_at_type);
+  ADD (listing_states);
 #undef ADD
 
   return g_test_run ();
