@@ -53,9 +53,9 @@ class InterfaceXmlTest(unittest.TestCase):
     def test_errors_are_documented(self):
         with open(self.path) as f:
             text = f.read()
-        with open(os.path.join(SOURCE_DIR, 'policyd', 'sr-error.c')) as f:
+        with open(os.path.join(SOURCE_DIR, 'common', 'sr-error.c')) as f:
             registered = re.findall(r'"(org\.gnome\.SessionRestore\.Error\.\w+)"', f.read())
-        self.assertEqual(len(registered), 4)
+        self.assertEqual(len(registered), 5)
         for name in registered:
             self.assertIn(name, text)
 

@@ -1,22 +1,24 @@
 #!/usr/bin/python3
-"""Writes the hand-made seeds of tests/fuzz/corpus/ (run from anywhere).
+"""Writes the hand-made seeds of tests/fuzz/corpus/. Run it with the test
+harness on the path, from anywhere:
+
+    PYTHONPATH=tests/lib tests/fuzz/make-seeds.py
 
 Valid inputs in the real formats (the shipped drop-ins; gnome-session and
-GTK state written the way tests/integration/simulator.py writes them) and
+GTK state written the way tests/lib/simulator.py writes them) and
 broken ones: truncated, wrong types, huge counts. Rewrites only the files it
 names (seed-*); reproducers of bugs that fuzzing found (crash-*, leak-*,
 timeout-*) are added by hand and left alone.
 """
 import os
 import struct
-import sys
 import types
+
+from simulator import Simulator
+from srtest import GLib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, '..', '..')
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'integration'))
-from simulator import Simulator  # noqa: E402
-from srtest import GLib  # noqa: E402
 
 
 def write(target, name, data):
