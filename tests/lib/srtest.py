@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -24,7 +25,9 @@ BUILD_DIR = os.environ.get('SR_BUILD_DIR', os.path.join(os.path.dirname(__file__
 SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
-PYTHON = '/usr/bin/python3'
+# The interpreter the tests run under (tests/meson.build finds one with gi
+# and dbusmock), for the helpers they start: dbusmock, callers.
+PYTHON = sys.executable
 POLKITD = '/usr/lib/polkit-1/polkitd'
 
 # SR_VALGRIND=1 (meson test --setup valgrind) runs every policyd of the
