@@ -204,7 +204,7 @@ class Session:
             'G_DEBUG': 'fatal-criticals',
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
-                            'G_SLICE', 'SR_POLICYD_WRAPPER', 'DISPLAY', 'XAUTHORITY'):
+                            'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
             if passthrough in os.environ:
                 self.env[passthrough] = os.environ[passthrough]
 
@@ -284,9 +284,7 @@ class Session:
     def start_policyd(self, *args, wait=True, prefix=()):
         """prefix: a command that execs the rest (e.g. unshare), outermost."""
         command = [POLICYD, *args]
-        if os.environ.get('SR_POLICYD_WRAPPER'):
-            command = os.environ['SR_POLICYD_WRAPPER'].split() + command
-        elif VALGRIND:
+        if VALGRIND:
             command = ['valgrind', '--leak-check=full', '--show-leak-kinds=definite,indirect',
                        '--errors-for-leak-kinds=definite,indirect',
                        f'--suppressions={VALGRIND_SUPPRESSIONS}',
