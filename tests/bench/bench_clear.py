@@ -14,8 +14,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import BUS_NAME, IFACE, OBJECT_PATH, GLib, Gio, Session  # noqa: E402
+from srtest import BUS_NAME, IFACE, OBJECT_PATH, GLib, Gio, Session
 
 APPS, PER_APP, ROUNDS = 1000, 10, int(os.environ.get('SR_BENCH_ROUNDS', '7'))
 # A real GTK state file, 173 bytes, one window: policyd reads some of these

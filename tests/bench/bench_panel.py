@@ -13,8 +13,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import BUILD_DIR, Session  # noqa: E402
+from srtest import BUILD_DIR, Session
 
 PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '5'))

@@ -5,8 +5,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import BUILD_DIR, POLICYD, Session  # noqa: E402
+from srtest import BUILD_DIR, POLICYD, Session
 
 
 def main():

@@ -17,8 +17,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH, POLICYD, Gio, GLib, Session  # noqa: E402
+from srtest import BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH, POLICYD, Gio, GLib, Session
 
 MINIMAL = os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-policyd')
 MINIMAL_NAME = 'org.gnome.SessionRestore.Bench'

@@ -53,9 +53,9 @@ class InterfaceXmlTest(unittest.TestCase):
     def test_errors_are_documented(self):
         with open(self.path) as f:
             text = f.read()
-        with open(os.path.join(SOURCE_DIR, 'policyd', 'sr-error.c')) as f:
+        with open(os.path.join(SOURCE_DIR, 'common', 'sr-error.c')) as f:
             registered = re.findall(r'"(org\.gnome\.SessionRestore\.Error\.\w+)"', f.read())
-        self.assertEqual(len(registered), 4)
+        self.assertEqual(len(registered), 5)
         for name in registered:
             self.assertIn(name, text)
 
@@ -73,9 +73,6 @@ class InterfaceXmlTest(unittest.TestCase):
 
 
 class SchemaTest(unittest.TestCase):
-    def test_compiles_strictly(self):
-        subprocess.run(['glib-compile-schemas', '--strict', '--dry-run', DATA], check=True)
-
     def test_every_key_is_described(self):
         schema = ET.parse(os.path.join(DATA, 'org.gnome.SessionRestore.gschema.xml')).getroot()
         keys = schema.find('schema').findall('key')

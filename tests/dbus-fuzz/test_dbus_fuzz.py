@@ -12,11 +12,9 @@ shorter, or to replay one (the seed is printed)."""
 import os
 import re
 import subprocess
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-from srtest import ALLOW, BUILD_DIR, LAUNCH, GLib, Session  # noqa: E402
+from srtest import ALLOW, BUILD_DIR, LAUNCH, GLib, Session
 
 FUZZ = os.environ.get('SR_DBUS_FUZZ', os.path.join(BUILD_DIR, 'tests', 'dbus-fuzz', 'sr-dbus-fuzz'))
 SANITIZED = os.environ.get('SR_DBUS_FUZZ_SANITIZED') == '1'

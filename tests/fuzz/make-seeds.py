@@ -1,22 +1,24 @@
 #!/usr/bin/python3
-"""Writes the hand-made seeds of tests/fuzz/corpus/ (run from anywhere).
+"""Writes the hand-made seeds of tests/fuzz/corpus/. Run it with the test
+harness on the path, from anywhere:
+
+    PYTHONPATH=tests/lib tests/fuzz/make-seeds.py
 
 Valid inputs in the real formats (the shipped drop-ins; gnome-session and
-GTK state written the way tests/integration/simulator.py writes them) and
+GTK state written the way tests/lib/simulator.py writes them) and
 broken ones: truncated, wrong types, huge counts. Rewrites only the files it
 names (seed-*); reproducers of bugs that fuzzing found (crash-*, leak-*,
 timeout-*) are added by hand and left alone.
 """
 import os
 import struct
-import sys
 import types
+
+from simulator import Simulator
+from srtest import GLib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, '..', '..')
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'integration'))
-from simulator import Simulator  # noqa: E402
-from srtest import GLib  # noqa: E402
 
 
 def write(target, name, data):
@@ -86,9 +88,9 @@ def stores():
         name = file_name[:-len('.store')]
         with open(os.path.join(dropins, file_name), 'rb') as f:
             text = f.read()
-        write('store', f'shipped-{name}', text)
-        write('store', f'shipped-{name}-match', text + b'\0' + SHIPPED_MATCHES[name].encode())
-        write('store', f'shipped-{name}-nomatch', text + b'\0' + b'.hidden#1.state')
+        write('store-dropin', f'shipped-{name}', text)
+        write('store-dropin', f'shipped-{name}-match', text + b'\0' + SHIPPED_MATCHES[name].encode())
+        write('store-dropin', f'shipped-{name}-nomatch', text + b'\0' + b'.hidden#1.state')
 
     files = '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n'
     seeds = {
@@ -138,7 +140,7 @@ def stores():
         'duplicate-key': files + 'Kind=entries\n',
     }
     for name, value in seeds.items():
-        write('store', name, value)
+        write('store-dropin', name, value)
 
 
 def session_state(memory):
@@ -153,19 +155,19 @@ def gnome_session():
         'org.gnome.Nautilus': {'a1b2': instance},
         'com.github.example.App': {'x': instance},
     })
-    write('gnome-session', 'real', real)
-    truncations('gnome-session', 'real', real)
-    write('gnome-session', 'real-bit-flipped', real[:40] + bytes([real[40] ^ 0x80]) + real[41:])
-    write('gnome-session', 'empty-session', session_state({}))
-    write('gnome-session', 'one-app', session_state({'org.example.A': {'1': instance}}))
-    write('gnome-session', 'many-apps',
+    write('format-gnome-session', 'real', real)
+    truncations('format-gnome-session', 'real', real)
+    write('format-gnome-session', 'real-bit-flipped', real[:40] + bytes([real[40] ^ 0x80]) + real[41:])
+    write('format-gnome-session', 'empty-session', session_state({}))
+    write('format-gnome-session', 'one-app', session_state({'org.example.A': {'1': instance}}))
+    write('format-gnome-session', 'many-apps',
           session_state({f'org.example.App{i}': {'1': instance, '2': instance} for i in range(300)}))
-    write('gnome-session', 'empty-file', b'')
-    write('gnome-session', 'empty-dict', variant_bytes('a{sv}', {}))
-    write('gnome-session', 'wrong-top-type', variant_bytes('(a{sv}a{sv}a(a{sv}a{sv}))', ({}, {}, [])))
-    write('gnome-session', 'instances-wrong-type',
+    write('format-gnome-session', 'empty-file', b'')
+    write('format-gnome-session', 'empty-dict', variant_bytes('a{sv}', {}))
+    write('format-gnome-session', 'wrong-top-type', variant_bytes('(a{sv}a{sv}a(a{sv}a{sv}))', ({}, {}, [])))
+    write('format-gnome-session', 'instances-wrong-type',
           variant_bytes('a{sv}', {'instances': GLib.Variant('s', 'x')}))
-    write('gnome-session', 'instances-old-shape',
+    write('format-gnome-session', 'instances-old-shape',
           variant_bytes('a{sv}', {'instances': GLib.Variant('a{sas}', {'org.example.A': ['1']})}))
     bad_keys = GLib.Variant('a{s(a{sv}aa{sv})}', {
         '../bad': ({}, [{'instance-id': GLib.Variant('s', '1')}]),
@@ -173,7 +175,7 @@ def gnome_session():
         'org.example.Good': ({}, [{'instance-id': GLib.Variant('s', '1')}]),
         'no-dots': ({}, []),
     })
-    write('gnome-session', 'invalid-app-keys', variant_bytes('a{sv}', {'instances': bad_keys}))
+    write('format-gnome-session', 'invalid-app-keys', variant_bytes('a{sv}', {'instances': bad_keys}))
     # Keys repeat: GVariant allows it; a lookup sees the first.
     entry = GLib.Variant('(a{sv}aa{sv})', ({}, [{'instance-id': GLib.Variant('s', '1')}]))
     builder = GLib.VariantBuilder(GLib.VariantType('a{s(a{sv}aa{sv})}'))
@@ -184,19 +186,19 @@ def gnome_session():
     for key, value in (('instances', repeated), ('version', GLib.Variant('u', 1)),
                        ('instances', GLib.Variant('s', 'second')), ('instances', repeated)):
         top.add_value(GLib.Variant.new_dict_entry(GLib.Variant('s', key), GLib.Variant('v', value)))
-    write('gnome-session', 'repeated-keys', top.end().get_data_as_bytes().get_data())
+    write('format-gnome-session', 'repeated-keys', top.end().get_data_as_bytes().get_data())
     # Variants inside variants, as deep as GVariant lets them be.
     deep = GLib.Variant('s', 'bottom')
     for _ in range(60):
         deep = GLib.Variant('v', deep)
-    write('gnome-session', 'deep-variants',
+    write('format-gnome-session', 'deep-variants',
           variant_bytes('a{sv}', {'nested': deep, 'instances': bad_keys}))
     # Framing offsets that claim more than there is.
-    write('gnome-session', 'huge-offsets', real[:-8] + b'\xff' * 8)
-    write('gnome-session', 'offsets-backwards', bytes(range(255, 0, -1)))
-    write('gnome-session', 'all-zeros', b'\0' * 180)
-    write('gnome-session', 'all-ff', b'\xff' * 300)
-    write('gnome-session', 'offset-size-8',
+    write('format-gnome-session', 'huge-offsets', real[:-8] + b'\xff' * 8)
+    write('format-gnome-session', 'offsets-backwards', bytes(range(255, 0, -1)))
+    write('format-gnome-session', 'all-zeros', b'\0' * 180)
+    write('format-gnome-session', 'all-ff', b'\xff' * 300)
+    write('format-gnome-session', 'offset-size-8',
           b'\0' * 65536 + struct.pack('<Q', 2 ** 63) + struct.pack('<Q', 65536))
 
 
@@ -216,22 +218,22 @@ def gtk_state(app, windows=1, payload=b''):
 
 def gtk():
     real = gtk_state('org.gnome.TextEditor', payload=b'draft')
-    write('gtk-state', 'real', real)
-    truncations('gtk-state', 'real', real)
-    write('gtk-state', 'real-bit-flipped', real[:30] + bytes([real[30] ^ 0x40]) + real[31:])
-    write('gtk-state', 'no-windows', gtk_state('org.example.A', windows=0))
-    write('gtk-state', 'three-windows', gtk_state('org.example.A', windows=3))
-    write('gtk-state', 'many-windows', gtk_state('org.example.A', windows=2000))
-    write('gtk-state', 'big-payload', gtk_state('org.example.A', payload=b'x' * 70000))
-    write('gtk-state', 'empty-file', b'')
-    write('gtk-state', 'empty-state', variant_bytes('(a{sv}a{sv}a(a{sv}a{sv}))', ({}, {}, [])))
-    write('gtk-state', 'wrong-type', variant_bytes('a{sv}', {'windows': GLib.Variant('u', 3)}))
-    write('gtk-state', 'session-file', session_state({}))
+    write('format-gtk', 'real', real)
+    truncations('format-gtk', 'real', real)
+    write('format-gtk', 'real-bit-flipped', real[:30] + bytes([real[30] ^ 0x40]) + real[31:])
+    write('format-gtk', 'no-windows', gtk_state('org.example.A', windows=0))
+    write('format-gtk', 'three-windows', gtk_state('org.example.A', windows=3))
+    write('format-gtk', 'many-windows', gtk_state('org.example.A', windows=2000))
+    write('format-gtk', 'big-payload', gtk_state('org.example.A', payload=b'x' * 70000))
+    write('format-gtk', 'empty-file', b'')
+    write('format-gtk', 'empty-state', variant_bytes('(a{sv}a{sv}a(a{sv}a{sv}))', ({}, {}, [])))
+    write('format-gtk', 'wrong-type', variant_bytes('a{sv}', {'windows': GLib.Variant('u', 3)}))
+    write('format-gtk', 'session-file', session_state({}))
     # GVariant takes this for 178 empty windows, and for normal form.
-    write('gtk-state', 'all-zeros', b'\0' * 180)
-    write('gtk-state', 'all-ff', b'\xff' * 300)
-    write('gtk-state', 'huge-offsets', real[:-4] + b'\xff\xff\xff\x7f')
-    write('gtk-state', 'offset-size-4', b'\0' * 70000 + struct.pack('<II', 0xffffffff, 2))
+    write('format-gtk', 'all-zeros', b'\0' * 180)
+    write('format-gtk', 'all-ff', b'\xff' * 300)
+    write('format-gtk', 'huge-offsets', real[:-4] + b'\xff\xff\xff\x7f')
+    write('format-gtk', 'offset-size-4', b'\0' * 70000 + struct.pack('<II', 0xffffffff, 2))
 
 
 app_ids()

@@ -5,12 +5,10 @@ an answer from policyd by D-Bus activation alone (nothing started by hand).
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import Bus, Gio, GLib, install_project  # noqa: E402
+from srtest import Bus, Gio, GLib, install_project
 
 EXPECTED = [
     'libexec/session-restore-policyd',

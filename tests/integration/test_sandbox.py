@@ -4,7 +4,7 @@ and nothing else."""
 import os
 import subprocess
 
-from srtest import BUS_NAME, OBJECT_PATH, IFACE, PolicydTestCase
+from srtest import BUS_NAME, OBJECT_PATH, IFACE, PYTHON, PolicydTestCase
 
 APP = 'org.example.Sandboxed'
 
@@ -69,7 +69,7 @@ for app in ({APP!r}, {APP!r}, 'org.example.Other', {APP!r}, 'org.example.Other')
     print(call('CheckRestore', '(sua{{sv}})', app, 2, {{}}))
 """
         out, err = self.sandboxed(f'[Application]\nname={APP}\n',
-                                  command=['/usr/bin/python3', '-c', script])
+                                  command=[PYTHON, '-c', script])
         allowed = "(1, 'allowed')"
         refused = 'org.gnome.SessionRestore.Error.NotAllowed'
         self.assertEqual(out.splitlines(), [allowed] * 4 + [refused] * 2 + [allowed] * 2 +

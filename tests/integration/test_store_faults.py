@@ -3,7 +3,6 @@ symbolic links and path traversal (with canaries outside the stores that
 must survive), read-only and full file systems, bad drop-ins."""
 import os
 import random
-import shutil
 import signal
 import subprocess
 import time

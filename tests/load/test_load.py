@@ -23,12 +23,10 @@ import collections
 import os
 import random
 import subprocess
-import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-from srtest import (BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH,  # noqa: E402
+from srtest import (BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH,
                     Gio, GLib, Session)
 
 SR_LOAD = os.environ.get('SR_LOAD_EXE', os.path.join(BUILD_DIR, 'tests', 'load', 'sr-load'))

@@ -1,15 +1,14 @@
-/* test-stores.c: store drop-ins, the gnome-session and the GTK formats
+/* test-store-dropin.c: store drop-ins, parsed, matched and read from their
+ * directories (policyd/sr-store-dropin.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "test-stores"
+#define G_LOG_DOMAIN "test-store-dropin"
 
 #include "config.h"
 
 #include <glib/gstdio.h>
 
-#include "sr-format-gnome-session.h"
-#include "sr-format-gtk.h"
 #include "sr-store-dropin.h"
 
 static SrStore *
@@ -162,176 +161,17 @@ test_dropin_later_dir_wins (void)
   g_rmdir (second);
 }
 
-static GVariant *
-session_state (void)
-{
-  return g_variant_ref_sink (g_variant_new_parsed (
-    "{'version': <uint32 1>, 'instances': <@a{s(a{sv}aa{sv})} {"
-    "  'org.example.A': ({}, [{'instance-id': <'1'>}, {'instance-id': <'2'>}]),"
-    "  'org.example.B': ({}, [{'instance-id': <'1'>}]),"
-    "  '../bad': ({}, [{'instance-id': <'1'>}])}>, 'dirty': <false>}"));
-}
-
-static void
-count_app (const char *app_id,
-           guint       entries,
-           guint64     bytes,
-           gpointer    user_data)
-{
-  g_hash_table_insert (user_data, g_strdup (app_id), GUINT_TO_POINTER (entries));
-}
-
-static void
-test_session_parse_and_list (void)
-{
-  g_autoptr(GVariant) state = session_state ();
-  g_autoptr(GVariant) parsed = NULL;
-  g_autoptr(GHashTable) apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GError) error = NULL;
-
-  parsed = sr_format_gnome_session_parse (g_variant_get_data (state), g_variant_get_size (state), &error);
-  g_assert_no_error (error);
-  sr_format_gnome_session_foreach_app (parsed, count_app, apps);
-  g_assert_cmpuint (g_hash_table_size (apps), ==, 2);
-  g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.A")), ==, 2);
-  g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.B")), ==, 1);
-}
-
-static void
-test_session_without (void)
-{
-  g_autoptr(GVariant) state = session_state ();
-  g_autoptr(GHashTable) which = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GPtrArray) removed = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GVariant) without = NULL;
-  g_autoptr(GVariant) all = NULL;
-  g_autoptr(GVariant) instances = NULL;
-  g_autoptr(GVariant) none = NULL;
-  guint entries;
-  guint64 bytes;
-  guint32 version;
-
-  g_hash_table_add (which, (gpointer) "org.example.A");
-  without = sr_format_gnome_session_without (state, which, &entries, &bytes, removed);
-  g_assert_nonnull (without);
-  g_assert_cmpuint (entries, ==, 2);
-  g_assert_cmpuint (bytes, >, 0);
-  g_assert_cmpuint (removed->len, ==, 1);
-  /* Everything else is kept, in order. */
-  g_assert_true (g_variant_lookup (without, "version", "u", &version));
-  g_assert_cmpuint (version, ==, 1);
-  instances = g_variant_lookup_value (without, "instances", NULL);
-  g_assert_cmpuint (g_variant_n_children (instances), ==, 2);
-  g_assert_cmpuint (g_variant_n_children (without), ==, 3);
-
-  /* Nothing to remove: no rewrite. */
-  g_hash_table_remove_all (which);
-  g_hash_table_add (which, (gpointer) "org.example.Z");
-  none = sr_format_gnome_session_without (state, which, &entries, &bytes, NULL);
-  g_assert_null (none);
-
-  /* All: even the entry that is no app id goes. */
-  all = sr_format_gnome_session_without (state, NULL, &entries, &bytes, NULL);
-  g_assert_cmpuint (entries, ==, 4);
-}
-
-static void
-test_session_rejects (void)
-{
-  g_autoptr(GVariant) wrong = g_variant_ref_sink (g_variant_new_parsed ("{'instances': <'x'>}"));
-  g_autoptr(GError) error = NULL;
-  const char garbage[] = "\x01\x02\x03 not a variant";
-
-  g_assert_null (sr_format_gnome_session_parse (g_variant_get_data (wrong), g_variant_get_size (wrong), &error));
-  g_assert_nonnull (error);
-  g_clear_error (&error);
-  g_assert_null (sr_format_gnome_session_parse (garbage, sizeof garbage, &error));
-  g_assert_nonnull (error);
-}
-
-static GVariant *
-gtk_state (guint windows)
-{
-  GVariantBuilder list;
-
-  g_variant_builder_init (&list, G_VARIANT_TYPE ("a(a{sv}a{sv})"));
-  for (guint i = 0; i < windows; i++)
-    g_variant_builder_add_parsed (&list, "({'maximized': <false>}, {'width': <800>})");
-  return g_variant_ref_sink (g_variant_new_parsed ("({'app-id': <'org.example.A'>}, "
-                                                   "{'data': <@ay [1, 2]>}, %@a(a{sv}a{sv}))",
-                                                   g_variant_builder_end (&list)));
-}
-
-static void
-test_gtk_state_windows (void)
-{
-  guint n;
-
-  for (guint windows = 0; windows < 4; windows++)
-    {
-      g_autoptr(GVariant) state = gtk_state (windows);
-      g_autoptr(GError) error = NULL;
-
-      n = 99;
-      g_assert_true (sr_format_gtk_parse (g_variant_get_data (state), g_variant_get_size (state),
-                                         &n, &error));
-      g_assert_no_error (error);
-      g_assert_cmpuint (n, ==, windows);
-    }
-
-  /* What GTK reads out of an empty file, too. */
-  g_assert_true (sr_format_gtk_parse ("", 0, &n, NULL));
-  g_assert_cmpuint (n, ==, 0);
-}
-
-static void
-test_gtk_state_rejects (void)
-{
-  g_autoptr(GVariant) state = gtk_state (2);
-  g_autoptr(GVariant) wrong = g_variant_ref_sink (g_variant_new_parsed ("{'windows': <uint32 2>}"));
-  g_autofree char *offsets_swapped = g_memdup2 (g_variant_get_data (state),
-                                                g_variant_get_size (state));
-  gsize size = g_variant_get_size (state);
-  struct { const void *data; gsize size; } bad[] = {
-    { offsets_swapped, size },
-    { g_variant_get_data (wrong), g_variant_get_size (wrong) },
-    { g_variant_get_data (state), size - 1 },
-    { "\0", 1 },
-  };
-  char swap;
-
-  /* Not normal form: GVariant would still read something out of it. */
-  swap = offsets_swapped[size - 1];
-  offsets_swapped[size - 1] = offsets_swapped[size - 2];
-  offsets_swapped[size - 2] = swap;
-
-  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      guint n = 99;
-
-      g_assert_false (sr_format_gtk_parse (bad[i].data, bad[i].size, &n, &error));
-      g_assert_nonnull (error);
-      g_assert_cmpuint (n, ==, 99);
-    }
-}
-
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/stores/dropin/files", test_dropin_files);
-  g_test_add_func ("/stores/dropin/app-directory", test_dropin_app_directory);
-  g_test_add_func ("/stores/dropin/whole-file", test_dropin_whole_file);
-  g_test_add_func ("/stores/dropin/rejected", test_dropin_rejected);
-  g_test_add_func ("/stores/dropin/format", test_dropin_format);
-  g_test_add_func ("/stores/dropin/later-dir-wins", test_dropin_later_dir_wins);
-  g_test_add_func ("/stores/gnome-session/parse-and-list", test_session_parse_and_list);
-  g_test_add_func ("/stores/gnome-session/without", test_session_without);
-  g_test_add_func ("/stores/gnome-session/rejects", test_session_rejects);
-  g_test_add_func ("/stores/gtk-state/windows", test_gtk_state_windows);
-  g_test_add_func ("/stores/gtk-state/rejects", test_gtk_state_rejects);
+  g_test_add_func ("/store-dropin/files", test_dropin_files);
+  g_test_add_func ("/store-dropin/app-directory", test_dropin_app_directory);
+  g_test_add_func ("/store-dropin/whole-file", test_dropin_whole_file);
+  g_test_add_func ("/store-dropin/rejected", test_dropin_rejected);
+  g_test_add_func ("/store-dropin/format", test_dropin_format);
+  g_test_add_func ("/store-dropin/later-dir-wins", test_dropin_later_dir_wins);
 
   return g_test_run ();
 }

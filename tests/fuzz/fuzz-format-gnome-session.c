@@ -1,4 +1,5 @@
-/* fuzz-gnome-session.c: gnome-session's state file (policyd/sr-format-gnome-session.c)
+/* fuzz-format-gnome-session.c: gnome-session's state file
+ * (policyd/sr-format-gnome-session.c)
  *
  * The input is a state file. Beyond not crashing: every app listed has a
  * valid id, and what clearing writes back parses again, without what was
@@ -6,7 +7,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "fuzz-gnome-session"
+#define G_LOG_DOMAIN "fuzz-format-gnome-session"
 
 #include "config.h"
 

@@ -4,7 +4,7 @@
 Each case is its own TAP line, so meson counts (and CI sees) every case;
 a skip is reported as a skip, never as a pass.
 """
-import importlib
+import importlib.util
 import os
 import sys
 import traceback
@@ -51,10 +51,20 @@ class TapResult(unittest.TestResult):
         self._line(False, test)
 
 
+def load(path):
+    """The test module at path, under its own name (so that test ids read
+    test_settings.SettingsTest.test_...). What it imports comes from
+    PYTHONPATH (tests/lib), which tests/meson.build sets."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main():
-    path = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.dirname(path))
-    module = importlib.import_module(os.path.splitext(os.path.basename(path))[0])
+    module = load(os.path.abspath(sys.argv[1]))
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
     if len(sys.argv) > 2:
         wanted = sys.argv[2]

@@ -1,4 +1,4 @@
-/* fuzz-store.c: store drop-in parsing (policyd/sr-store-dropin.c)
+/* fuzz-store-dropin.c: store drop-in parsing (policyd/sr-store-dropin.c)
  *
  * The input is a drop-in's text, then optionally a NUL and a file name to
  * match against the store. Beyond not crashing: a store that loads has a
@@ -8,7 +8,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "fuzz-store"
+#define G_LOG_DOMAIN "fuzz-store-dropin"
 
 #include "config.h"
 

@@ -1,11 +1,11 @@
-/* fuzz-gtk-state.c: GTK's app state files (policyd/sr-format-gtk.c)
+/* fuzz-format-gtk.c: GTK's app state files (policyd/sr-format-gtk.c)
  *
  * The input is a state file. Beyond not crashing: a count of windows is
  * only ever given for what GVariant would have written itself.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#define G_LOG_DOMAIN "fuzz-gtk-state"
+#define G_LOG_DOMAIN "fuzz-format-gtk"
 
 #include "config.h"
 

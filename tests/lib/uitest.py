@@ -8,16 +8,14 @@ reset the settings and the stored state they need.
 """
 import os
 import subprocess
-import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'integration'))
-from srtest import BUILD_DIR, Session  # noqa: E402
-
-import gi  # noqa: E402
+import gi
 gi.require_version('Atspi', '2.0')
 from gi.repository import Atspi, Gio, GLib  # noqa: E402
+
+from srtest import BUILD_DIR, Session  # noqa: E402
 
 PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 SHOTS = os.path.join(BUILD_DIR, 'screenshots')

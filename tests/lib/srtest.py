@@ -25,7 +25,9 @@ BUILD_DIR = os.environ.get('SR_BUILD_DIR', os.path.join(os.path.dirname(__file__
 SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
-PYTHON = '/usr/bin/python3'
+# The interpreter the tests run under (tests/meson.build finds one with gi
+# and dbusmock), for the helpers they start: dbusmock, callers.
+PYTHON = sys.executable
 POLKITD = '/usr/lib/polkit-1/polkitd'
 
 # SR_VALGRIND=1 (meson test --setup valgrind) runs every policyd of the
@@ -202,7 +204,7 @@ class Session:
             'G_DEBUG': 'fatal-criticals',
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
-                            'G_SLICE', 'SR_POLICYD_WRAPPER', 'DISPLAY', 'XAUTHORITY'):
+                            'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
             if passthrough in os.environ:
                 self.env[passthrough] = os.environ[passthrough]
 
@@ -282,9 +284,7 @@ class Session:
     def start_policyd(self, *args, wait=True, prefix=()):
         """prefix: a command that execs the rest (e.g. unshare), outermost."""
         command = [POLICYD, *args]
-        if os.environ.get('SR_POLICYD_WRAPPER'):
-            command = os.environ['SR_POLICYD_WRAPPER'].split() + command
-        elif VALGRIND:
+        if VALGRIND:
             command = ['valgrind', '--leak-check=full', '--show-leak-kinds=definite,indirect',
                        '--errors-for-leak-kinds=definite,indirect',
                        f'--suppressions={VALGRIND_SUPPRESSIONS}',

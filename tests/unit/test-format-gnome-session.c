@@ -1,0 +1,109 @@
+/* test-format-gnome-session.c: gnome-session's state file
+ * (policyd/sr-format-gnome-session.c)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "test-format-gnome-session"
+
+#include "config.h"
+
+#include "sr-format-gnome-session.h"
+
+static GVariant *
+session_state (void)
+{
+  return g_variant_ref_sink (g_variant_new_parsed (
+    "{'version': <uint32 1>, 'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.A': ({}, [{'instance-id': <'1'>}, {'instance-id': <'2'>}]),"
+    "  'org.example.B': ({}, [{'instance-id': <'1'>}]),"
+    "  '../bad': ({}, [{'instance-id': <'1'>}])}>, 'dirty': <false>}"));
+}
+
+static void
+count_app (const char *app_id,
+           guint       entries,
+           guint64     bytes,
+           gpointer    user_data)
+{
+  g_hash_table_insert (user_data, g_strdup (app_id), GUINT_TO_POINTER (entries));
+}
+
+static void
+test_session_parse_and_list (void)
+{
+  g_autoptr(GVariant) state = session_state ();
+  g_autoptr(GVariant) parsed = NULL;
+  g_autoptr(GHashTable) apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GError) error = NULL;
+
+  parsed = sr_format_gnome_session_parse (g_variant_get_data (state), g_variant_get_size (state), &error);
+  g_assert_no_error (error);
+  sr_format_gnome_session_foreach_app (parsed, count_app, apps);
+  g_assert_cmpuint (g_hash_table_size (apps), ==, 2);
+  g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.A")), ==, 2);
+  g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.B")), ==, 1);
+}
+
+static void
+test_session_without (void)
+{
+  g_autoptr(GVariant) state = session_state ();
+  g_autoptr(GHashTable) which = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) removed = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GVariant) without = NULL;
+  g_autoptr(GVariant) all = NULL;
+  g_autoptr(GVariant) instances = NULL;
+  g_autoptr(GVariant) none = NULL;
+  guint entries;
+  guint64 bytes;
+  guint32 version;
+
+  g_hash_table_add (which, (gpointer) "org.example.A");
+  without = sr_format_gnome_session_without (state, which, &entries, &bytes, removed);
+  g_assert_nonnull (without);
+  g_assert_cmpuint (entries, ==, 2);
+  g_assert_cmpuint (bytes, >, 0);
+  g_assert_cmpuint (removed->len, ==, 1);
+  /* Everything else is kept, in order. */
+  g_assert_true (g_variant_lookup (without, "version", "u", &version));
+  g_assert_cmpuint (version, ==, 1);
+  instances = g_variant_lookup_value (without, "instances", NULL);
+  g_assert_cmpuint (g_variant_n_children (instances), ==, 2);
+  g_assert_cmpuint (g_variant_n_children (without), ==, 3);
+
+  /* Nothing to remove: no rewrite. */
+  g_hash_table_remove_all (which);
+  g_hash_table_add (which, (gpointer) "org.example.Z");
+  none = sr_format_gnome_session_without (state, which, &entries, &bytes, NULL);
+  g_assert_null (none);
+
+  /* All: even the entry that is no app id goes. */
+  all = sr_format_gnome_session_without (state, NULL, &entries, &bytes, NULL);
+  g_assert_cmpuint (entries, ==, 4);
+}
+
+static void
+test_session_rejects (void)
+{
+  g_autoptr(GVariant) wrong = g_variant_ref_sink (g_variant_new_parsed ("{'instances': <'x'>}"));
+  g_autoptr(GError) error = NULL;
+  const char garbage[] = "\x01\x02\x03 not a variant";
+
+  g_assert_null (sr_format_gnome_session_parse (g_variant_get_data (wrong), g_variant_get_size (wrong), &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_null (sr_format_gnome_session_parse (garbage, sizeof garbage, &error));
+  g_assert_nonnull (error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/format-gnome-session/parse-and-list", test_session_parse_and_list);
+  g_test_add_func ("/format-gnome-session/without", test_session_without);
+  g_test_add_func ("/format-gnome-session/rejects", test_session_rejects);
+
+  return g_test_run ();
+}
