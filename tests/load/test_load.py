@@ -469,5 +469,5 @@ class LoadTest(unittest.TestCase):
         props = self.s.all_props()
         for key, prop in ALL_KEYS.items():
             self.assertEqual(props[prop], self.s.gsettings_value(key), key)
-        self.assertEqual(props['Version'], 1)
+        self.assertEqual(props['Version'], 2)
         self.assertEqual(props['LockedSettings'], [])
