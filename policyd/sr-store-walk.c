@@ -31,7 +31,7 @@
 #include <gio/gio.h>
 
 #include "sr-app-id.h"
-#include "sr-error.h"
+#include "sr-fd.h"
 #include "sr-format-gnome-session.h"
 #include "sr-format-gtk.h"
 #include "sr-store-walk.h"
@@ -118,18 +118,15 @@ open_root (const SrStore *store,
 {
   g_autofree char *parent = g_path_get_dirname (store->root);
   g_autofree char *base = g_path_get_basename (store->root);
-  int parent_fd, fd;
+  g_auto(SrFd) parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-  parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (parent_fd < 0)
     {
       if (errno != ENOENT)
         add_error (errors, "%s: %s", parent, g_strerror (errno));
       return -1;
     }
-  fd = open_dir_at (parent_fd, base, store->root, errors);
-  close (parent_fd);
-  return fd;
+  return open_dir_at (parent_fd, base, store->root, errors);
 }
 
 /* Follows @relative ("a/b", or "" for @dir_fd itself) one component at a
@@ -142,7 +139,7 @@ open_relative (int         dir_fd,
 {
   g_auto(GStrv) parts = g_strsplit (relative, "/", -1);
   g_autofree char *shown = NULL;
-  int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
+  g_auto(SrFd) fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
 
   for (guint i = 0; fd >= 0 && parts[i] != NULL; i++)
     {
@@ -153,10 +150,10 @@ open_relative (int         dir_fd,
       g_free (shown);
       shown = g_build_filename (shown_base, parts[i], NULL);
       next = open_dir_at (fd, parts[i], shown, errors);
-      close (fd);
+      sr_fd_close (fd);
       fd = next;
     }
-  return fd;
+  return sr_fd_steal (&fd);
 }
 
 /* Called with each name in a directory; callbacks match the name before
@@ -183,17 +180,17 @@ foreach_entry (int         dir_fd,
                EntryFunc   func,
                gpointer    user_data)
 {
-  int fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_auto(SrFd) fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
   struct dirent *entry;
 
   if (dir == NULL)
     {
       add_error (errors, "%s: %s", dir_path, g_strerror (errno));
-      if (fd >= 0)
-        close (fd);
       return;
     }
+  /* The stream owns it now. */
+  fd = -1;
 
   while ((errno = 0, entry = readdir (dir)) != NULL)
     {
@@ -216,7 +213,7 @@ read_file_at (int           dir_fd,
 {
   g_autofree char *data = NULL;
   gsize done = 0;
-  int fd;
+  g_auto(SrFd) fd = -1;
 
   fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
@@ -228,7 +225,6 @@ read_file_at (int           dir_fd,
     }
   if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || (guint64) st->st_size > max_size)
     {
-      close (fd);
       g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
                            "not a readable state file");
       return NULL;
@@ -244,7 +240,6 @@ read_file_at (int           dir_fd,
         break;
       done += n;
     }
-  close (fd);
   return g_bytes_new_take (g_steal_pointer (&data), done);
 }
 
@@ -581,7 +576,7 @@ static void
 run_pass (Pass *pass)
 {
   const SrStore *store = pass->store;
-  int root_fd = open_root (store, pass->errors);
+  g_auto(SrFd) root_fd = open_root (store, pass->errors);
 
   if (root_fd < 0)
     return;
@@ -613,23 +608,18 @@ run_pass (Pass *pass)
           const char *app = apps->pdata[i];
           g_autofree char *app_path = g_build_filename (store->root, app, NULL);
           g_autofree char *dir_path = g_build_filename (app_path, store->app_subdir, NULL);
-          int app_fd = open_dir_at (root_fd, app, app_path, pass->errors);
-          int dir_fd = app_fd >= 0 ? open_relative (app_fd, store->app_subdir, app_path,
-                                                    pass->errors) : -1;
+          g_auto(SrFd) app_fd = open_dir_at (root_fd, app, app_path, pass->errors);
+          g_auto(SrFd) dir_fd = app_fd >= 0 ? open_relative (app_fd, store->app_subdir,
+                                                             app_path, pass->errors) : -1;
 
           if (dir_fd >= 0)
             {
               pass->dir_app = app;
               foreach_entry (dir_fd, dir_path, pass->errors, on_file_entry, pass);
               pass->dir_app = NULL;
-              close (dir_fd);
             }
-          if (app_fd >= 0)
-            close (app_fd);
         }
     }
-
-  close (root_fd);
 }
 
 void
