@@ -53,6 +53,7 @@ caller_clear (SrCaller *caller)
 {
   g_free (caller->app_id);
   g_free (caller->program);
+  g_free (caller->sender);
 }
 
 SrCaller *
@@ -480,6 +481,7 @@ on_credentials_ready_cb (GObject      *source,
       return;
     }
 
+  caller->sender = g_strdup (sender);
   g_mutex_lock (&self->lock);
   g_hash_table_replace (self->callers, g_strdup (sender), sr_caller_ref (caller));
   g_mutex_unlock (&self->lock);

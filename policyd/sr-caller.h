@@ -21,6 +21,7 @@ typedef struct {
   char *app_id;          /* (owned) (nullable): sandboxed callers only */
   char *program;         /* (owned): the executable's name, or the app id of
                           * a sandboxed caller; for Consumers */
+  char *sender;          /* (owned): its unique bus name */
   guint32 uid;
   guint32 pid;
   guint64 start_time;    /* in clock ticks since boot, as polkit wants it */

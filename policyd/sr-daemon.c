@@ -15,6 +15,7 @@
 #include "sr-app-id.h"
 #include "sr-bus.h"
 #include "sr-caller.h"
+#include "sr-clear.h"
 #include "sr-clear-points.h"
 #include "sr-consumers.h"
 #include "sr-crash-guard.h"
@@ -295,45 +296,15 @@ run_set_app_excluded (gpointer               owner,
     return_after_stores_settle (self, invocation);
 }
 
-/* The one way state is cleared: the clear point first, durably, so that
- * the clear holds whatever happens next; then the signal, so that owners
- * drop their copies; then the removal. @strict: when the clear point
- * cannot be written, fail and remove nothing (an explicit Clear); otherwise
- * warn and remove anyway (an exclusion or the switch, which the rules
- * enforce on their own). @apps NULL or empty: everything. */
-static gboolean
-clear_state (SrDaemon             *self,
-             const char * const   *apps,
-             gboolean              strict,
-             GAsyncReadyCallback   callback,
-             gpointer              user_data,
-             GError              **error)
+static SrClearTargets
+clear_targets (SrDaemon *self)
 {
-  gboolean all = apps == NULL || apps[0] == NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  if (!sr_clear_points_record (self->clear_points, all ? NULL : apps,
-                               g_get_real_time (), &local_error))
-    {
-      if (strict)
-        {
-          g_set_error (error, SR_ERROR, SR_ERROR_FAILED, "Nothing was cleared: %s",
-                       local_error->message);
-          return FALSE;
-        }
-      g_warning ("Clearing without a clear point: %s", local_error->message);
-    }
-
-  if (self->registration_id != 0)
-    g_dbus_connection_emit_signal (self->bus, NULL, SR_OBJECT_PATH, SR_INTERFACE_NAME,
-                                   "StoredStateCleared",
-                                   g_variant_new ("(@as)",
-                                                  g_variant_new_strv (all ? NULL : apps,
-                                                                      all ? 0 : -1)),
-                                   NULL);
-
-  sr_store_worker_remove_async (self->stores, all ? NULL : apps, 0, callback, user_data);
-  return TRUE;
+  return (SrClearTargets) {
+    .clear_points = self->clear_points,
+    .stores = self->stores,
+    .bus = self->bus,
+    .callers = self->callers,
+  };
 }
 
 static void
@@ -351,7 +322,9 @@ on_state_to_clear_cb (SrSettings  *settings,
                       const char **apps,
                       SrDaemon    *self)
 {
-  clear_state (self, apps, FALSE, on_settings_cleared_cb, NULL, NULL);
+  SrClearTargets targets = clear_targets (self);
+
+  sr_clear_state (&targets, apps, FALSE, on_settings_cleared_cb, NULL, NULL);
 }
 
 static gboolean
@@ -386,12 +359,12 @@ run_clear (gpointer               owner,
            GVariant              *params,
            GDBusMethodInvocation *invocation)
 {
-  SrDaemon *self = owner;
+  SrClearTargets targets = clear_targets (owner);
   g_autofree const char **apps = NULL;
   g_autoptr(GError) error = NULL;
 
   g_variant_get (params, "(^a&s)", &apps);
-  if (!clear_state (self, apps, TRUE, on_cleared_cb, g_object_ref (invocation), &error))
+  if (!sr_clear_state (&targets, apps, TRUE, on_cleared_cb, g_object_ref (invocation), &error))
     {
       g_object_unref (invocation);
       g_dbus_method_invocation_return_gerror (invocation, error);
@@ -544,21 +517,41 @@ static const GDBusInterfaceVTable vtable = {
   .method_call = on_method_call,
 };
 
+/* Every connection on the bus could read PropertiesChanged, and a
+ * sandboxed app may not learn which apps others are: the app lists go out
+ * as invalidated, to be read with Get, which the gate guards. */
+static gboolean
+names_apps (const char *property)
+{
+  return g_str_equal (property, "ExcludedApps") || g_str_equal (property, "AdminExcludedApps");
+}
+
 static void
 on_settings_properties_changed_cb (SrSettings  *settings,
                                    const char **names,
                                    SrDaemon    *self)
 {
   g_auto(GVariantBuilder) changed = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  g_autoptr(GStrvBuilder) invalidated = g_strv_builder_new ();
+  g_auto(GStrv) invalidated_names = NULL;
 
   for (guint i = 0; names[i] != NULL; i++)
     {
-      g_autoptr(GVariant) value = sr_settings_get_property (settings, names[i]);
-      g_variant_builder_add (&changed, "{sv}", names[i], value);
+      g_autoptr(GVariant) value = NULL;
+
       if (g_str_equal (names[i], "MaxAgeDays") && self->maintenance != NULL)
         sr_maintenance_purge_now (self->maintenance);
+      if (names_apps (names[i]))
+        {
+          g_strv_builder_add (invalidated, names[i]);
+          continue;
+        }
+      value = sr_settings_get_property (settings, names[i]);
+      g_variant_builder_add (&changed, "{sv}", names[i], value);
     }
-  emit_properties_changed (self, g_variant_builder_end (&changed), NULL);
+  invalidated_names = g_strv_builder_end (invalidated);
+  emit_properties_changed (self, g_variant_builder_end (&changed),
+                           (const char * const *) invalidated_names);
 }
 
 static void

@@ -15,6 +15,9 @@ KEYS = [
 ]
 
 
+APP_LISTS = {'ExcludedApps', 'AdminExcludedApps'}
+
+
 class SettingsTest(PolicydTestCase):
     def test_defaults_match_schema(self):
         props = self.s.all_props()
@@ -29,9 +32,16 @@ class SettingsTest(PolicydTestCase):
             with self.subTest(key=key):
                 self.s.signals.clear()
                 self.s.gsettings('set', key, value.print_(False))
-                self.s.wait_until(lambda: prop in self.s.changed_properties(),
-                                  what=f'PropertiesChanged for {prop}')
-                self.assertEqual(self.s.changed_properties()[prop], value.unpack())
+                if prop in APP_LISTS:
+                    # App lists are only invalidated: the signal goes to
+                    # every connection, sandboxed apps' too.
+                    self.s.wait_until(lambda: prop in self.s.invalidated_properties(),
+                                      what=f'PropertiesChanged invalidating {prop}')
+                    self.assertNotIn(prop, self.s.changed_properties())
+                else:
+                    self.s.wait_until(lambda: prop in self.s.changed_properties(),
+                                      what=f'PropertiesChanged for {prop}')
+                    self.assertEqual(self.s.changed_properties()[prop], value.unpack())
                 self.assertEqual(self.s.prop(prop), value.unpack())
 
     def test_gsettings_reset_updates_property(self):
@@ -58,7 +68,9 @@ class SettingsTest(PolicydTestCase):
                 # The reply comes once dconf has the value.
                 self.assertEqual(self.s.gsettings_value(key), value.unpack())
                 self.assertEqual(self.s.prop(prop), value.unpack())
-                self.s.wait_until(lambda: prop in self.s.changed_properties(),
+                signalled = (self.s.invalidated_properties if prop in APP_LISTS
+                             else self.s.changed_properties)
+                self.s.wait_until(lambda: prop in signalled(),
                                   what=f'PropertiesChanged for {prop}')
 
     def test_only_changed_properties_are_signalled(self):

@@ -405,6 +405,14 @@ class Session:
             time.sleep(0.01)
         raise AssertionError(f'timed out waiting for {what}')
 
+    def invalidated_properties(self):
+        """Every property named as invalidated by PropertiesChanged so far."""
+        names = set()
+        for name, (iface, _, invalidated) in self.signals:
+            if name == 'PropertiesChanged' and iface == IFACE:
+                names.update(invalidated)
+        return names
+
     def changed_properties(self):
         """All PropertiesChanged payloads seen so far, merged."""
         merged = {}
