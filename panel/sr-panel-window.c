@@ -877,7 +877,8 @@ on_name_appeared_cb (GDBusConnection *bus,
 {
   SrPanelWindow *self = user_data;
 
-  sr_dbus_policy_proxy_new (bus, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START, name, SR_OBJECT_PATH,
+  sr_dbus_policy_proxy_new (bus, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START |
+                            G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES, name, SR_OBJECT_PATH,
                        self->cancellable, on_proxy_ready_cb, g_object_ref (self));
 }
 
