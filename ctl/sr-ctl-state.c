@@ -1,0 +1,467 @@
+/* sr-ctl-state.c: list and clear stored state
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "sr-ctl.h"
+#include "sr-ctl-json.h"
+#include "sr-ctl-output.h"
+#include "sr-error.h"
+
+/* One app of a listing. The strings are borrowed from the reply. */
+typedef struct {
+  const char *app_id;
+  gboolean stored;            /* FALSE: named on the command line, nothing stored */
+  guint64 bytes;
+  guint32 entries;
+  gboolean has_windows;
+  guint32 windows;
+  gboolean has_last_saved;
+  gint64 last_saved;
+  const char **stores;        /* (owned container) (nullable) */
+  const char *state;          /* (nullable): older services do not say */
+  int at_login;               /* -1: the service does not say */
+  int crash_loop;             /* -1: the service does not say */
+  gboolean excluded;          /* by the user */
+  gboolean admin_excluded;
+} AppRow;
+
+static void
+app_row_clear (AppRow *row)
+{
+  g_free (row->stores);
+}
+
+static int
+lookup_tristate (GVariant   *info,
+                 const char *key)
+{
+  gboolean value;
+
+  if (!g_variant_lookup (info, key, "b", &value))
+    return -1;
+  return value ? 1 : 0;
+}
+
+static void
+app_row_fill (AppRow     *row,
+              GVariant   *info)
+{
+  row->stored = TRUE;
+  g_variant_lookup (info, "bytes", "t", &row->bytes);
+  g_variant_lookup (info, "entries", "u", &row->entries);
+  row->has_windows = g_variant_lookup (info, "windows", "u", &row->windows);
+  row->has_last_saved = g_variant_lookup (info, "last-saved", "x", &row->last_saved);
+  g_variant_lookup (info, "stores", "^a&s", &row->stores);
+  g_variant_lookup (info, "state", "&s", &row->state);
+  row->at_login = lookup_tristate (info, "at-login");
+  row->crash_loop = lookup_tristate (info, "crash-loop");
+}
+
+/* The reply, in the service's order (by app id), restricted to the named
+ * apps when there are any; a named app with nothing stored gets an empty
+ * row, so that a script asking about it gets an answer. */
+static GArray *
+build_rows (SrCtl     *ctl,
+            GVariant  *apps,
+            char     **wanted)
+{
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (AppRow));
+  const char *const *excluded = sr_dbus_policy_get_excluded_apps (ctl->proxy);
+  const char *const *admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *info;
+
+  g_array_set_clear_func (rows, (GDestroyNotify) app_row_clear);
+  g_variant_iter_init (&iter, apps);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
+    {
+      if (wanted == NULL || g_strv_contains ((const char *const *) wanted, app_id))
+        {
+          AppRow row = { .app_id = app_id, .at_login = -1, .crash_loop = -1 };
+          app_row_fill (&row, info);
+          g_array_append_val (rows, row);
+          g_hash_table_add (seen, (gpointer) app_id);
+        }
+      g_variant_unref (info);
+    }
+  for (guint i = 0; wanted != NULL && wanted[i] != NULL; i++)
+    {
+      if (!g_hash_table_contains (seen, wanted[i]))
+        {
+          AppRow row = { .app_id = wanted[i], .at_login = -1, .crash_loop = -1 };
+          g_array_append_val (rows, row);
+          g_hash_table_add (seen, wanted[i]);
+        }
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      AppRow *row = &g_array_index (rows, AppRow, i);
+      row->excluded = excluded != NULL && g_strv_contains (excluded, row->app_id);
+      row->admin_excluded = admin != NULL && g_strv_contains (admin, row->app_id);
+    }
+  return rows;
+}
+
+static void
+write_json (GArray  *rows,
+            GString *out)
+{
+  SrJson json;
+  guint64 total_bytes = 0, total_entries = 0;
+  guint total_apps = 0;
+
+  sr_json_init (&json, out);
+  sr_json_begin_object (&json);
+  sr_json_key (&json, "apps");
+  sr_json_begin_array (&json);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      AppRow *row = &g_array_index (rows, AppRow, i);
+
+      total_bytes += row->bytes;
+      total_entries += row->entries;
+      total_apps += row->stored ? 1 : 0;
+
+      sr_json_begin_object (&json);
+      sr_json_key (&json, "app_id");
+      sr_json_string (&json, row->app_id);
+      sr_json_key (&json, "stored");
+      sr_json_bool (&json, row->stored);
+      sr_json_key (&json, "bytes");
+      sr_json_uint (&json, row->bytes);
+      sr_json_key (&json, "entries");
+      sr_json_uint (&json, row->entries);
+      sr_json_key (&json, "windows");
+      if (row->has_windows)
+        sr_json_uint (&json, row->windows);
+      else
+        sr_json_null (&json);
+      sr_json_key (&json, "stores");
+      sr_json_strv (&json, row->stores);
+      sr_json_key (&json, "last_saved");
+      if (row->has_last_saved)
+        {
+          g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (row->last_saved / G_USEC_PER_SEC);
+          g_autofree char *text = when != NULL ? g_date_time_format (when, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+          if (text != NULL)
+            sr_json_string (&json, text);
+          else
+            sr_json_null (&json);
+        }
+      else
+        sr_json_null (&json);
+      sr_json_key (&json, "last_saved_usec");
+      if (row->has_last_saved)
+        sr_json_int (&json, row->last_saved);
+      else
+        sr_json_null (&json);
+      sr_json_key (&json, "excluded");
+      sr_json_bool (&json, row->excluded || row->admin_excluded);
+      sr_json_key (&json, "admin_excluded");
+      sr_json_bool (&json, row->admin_excluded);
+      sr_json_key (&json, "state");
+      if (row->state != NULL)
+        sr_json_string (&json, row->state);
+      else
+        sr_json_null (&json);
+      sr_json_key (&json, "at_login");
+      if (row->at_login >= 0)
+        sr_json_bool (&json, row->at_login);
+      else
+        sr_json_null (&json);
+      sr_json_key (&json, "crash_loop");
+      if (row->crash_loop >= 0)
+        sr_json_bool (&json, row->crash_loop);
+      else
+        sr_json_null (&json);
+      sr_json_end_object (&json);
+    }
+  sr_json_end_array (&json);
+  sr_json_key (&json, "total");
+  sr_json_begin_object (&json);
+  sr_json_key (&json, "apps");
+  sr_json_uint (&json, total_apps);
+  sr_json_key (&json, "bytes");
+  sr_json_uint (&json, total_bytes);
+  sr_json_key (&json, "entries");
+  sr_json_uint (&json, total_entries);
+  sr_json_end_object (&json);
+  sr_json_end_object (&json);
+}
+
+static char *
+row_notes (const AppRow *row,
+           gboolean      color)
+{
+  g_autoptr(GPtrArray) notes = g_ptr_array_new ();
+  g_autofree char *joined = NULL;
+
+  if (!row->stored)
+    g_ptr_array_add (notes, "nothing stored");
+  if (row->admin_excluded)
+    g_ptr_array_add (notes, "excluded by the administrator");
+  else if (row->excluded)
+    g_ptr_array_add (notes, "excluded");
+  if (row->state != NULL && g_str_equal (row->state, "expired"))
+    g_ptr_array_add (notes, "expired");
+  else if (row->state != NULL && g_str_equal (row->state, "cleared"))
+    g_ptr_array_add (notes, "cleared");
+  if (row->crash_loop == 1)
+    g_ptr_array_add (notes, "held back: crash loop");
+  if (row->at_login == 1)
+    g_ptr_array_add (notes, "reopens at login");
+  g_ptr_array_add (notes, NULL);
+  joined = g_strjoinv (", ", (char **) notes->pdata);
+  if (row->stored && !row->excluded && !row->admin_excluded && row->crash_loop != 1 &&
+      (row->state == NULL || g_str_equal (row->state, "valid")))
+    return g_steal_pointer (&joined);
+  return sr_ctl_styled (color && *joined != '\0', SR_CTL_STYLE_WARN, joined);
+}
+
+static void
+write_table (SrCtl   *ctl,
+             GArray  *rows,
+             GString *out)
+{
+  const char *headers[] = { "APP", "SIZE", "WINDOWS", "LAST SAVED", "STORES", "NOTES", NULL };
+  g_autoptr(SrCtlTable) table = sr_ctl_table_new (6, headers);
+  guint64 total = 0;
+  guint apps = 0;
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      AppRow *row = &g_array_index (rows, AppRow, i);
+      char **cells = g_new0 (char *, 7);
+
+      cells[0] = g_strdup (row->app_id);
+      cells[1] = row->stored ? g_format_size (row->bytes) : g_strdup ("-");
+      cells[2] = row->has_windows ? g_strdup_printf ("%u", row->windows) : g_strdup ("-");
+      cells[3] = row->has_last_saved ? sr_ctl_format_time (row->last_saved) : g_strdup ("-");
+      cells[4] = row->stores != NULL ? g_strjoinv (",", (char **) row->stores) : g_strdup ("-");
+      cells[5] = row_notes (row, ctl->color);
+      sr_ctl_table_add (table, cells);
+      total += row->bytes;
+      apps += row->stored ? 1 : 0;
+    }
+  if (rows->len == 0)
+    {
+      g_string_append (out, "Nothing is stored.\n");
+      return;
+    }
+  sr_ctl_table_print (table, ctl->color, out);
+  {
+    g_autofree char *size = g_format_size (total);
+    g_string_append_printf (out, "%u %s, %s\n", apps, apps == 1 ? "app" : "apps", size);
+  }
+}
+
+int
+sr_ctl_cmd_list (SrCtl  *ctl,
+                 int     argc,
+                 char  **argv)
+{
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("[APP…]");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) apps = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GString) out = NULL;
+  int status;
+
+  g_option_context_set_summary (context,
+    "List stored state per app: size, windows, last save, stores, and whether\n"
+    "the app is excluded, its state expired or held back by the crash-loop guard.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (!sr_ctl_validate_app_ids (argv + 1, &error))
+    return sr_ctl_fail (error);
+
+  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+    return sr_ctl_fail (error);
+  apps = sr_ctl_call (ctl, "ListStoredState", NULL, G_VARIANT_TYPE ("(a(sa{sv}))"), &error);
+  if (apps == NULL)
+    return sr_ctl_fail (error);
+
+  {
+    g_autoptr(GVariant) list = g_variant_get_child_value (apps, 0);
+    rows = build_rows (ctl, list, argc > 1 ? argv + 1 : NULL);
+    /* A reply of a thousand apps makes some 250 KiB of JSON. */
+    out = g_string_sized_new (256 + rows->len * 384);
+    if (json)
+      write_json (rows, out);
+    else
+      write_table (ctl, rows, out);
+    sr_ctl_print (out);
+    /* The rows borrow from the reply: free them first. */
+    g_clear_pointer (&rows, g_array_unref);
+  }
+  return SR_CTL_EXIT_OK;
+}
+
+/* -- clear --------------------------------------------------------------- */
+
+static gboolean
+confirm (SrCtl  *ctl,
+         char  **app_ids)
+{
+  g_autoptr(GVariant) apps = NULL;
+  g_autofree char *what = NULL;
+  char answer[64];
+
+  /* Best effort: a caller polkit refuses a listing may still clear. */
+  if (sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, NULL))
+    {
+      g_autoptr(GArray) rows = build_rows (ctl, apps, app_ids);
+      guint64 bytes = 0;
+      guint n = 0;
+      g_autofree char *size = NULL;
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          bytes += g_array_index (rows, AppRow, i).bytes;
+          n += g_array_index (rows, AppRow, i).stored ? 1 : 0;
+        }
+      size = g_format_size (bytes);
+      what = g_strdup_printf (" (%u %s, %s)", n, n == 1 ? "app" : "apps", size);
+    }
+
+  if (app_ids == NULL)
+    g_print ("Forget the saved sessions of all apps%s, and the window positions "
+             "the compositor keeps? [y/N] ", what != NULL ? what : "");
+  else
+    {
+      g_autofree char *names = g_strjoinv (", ", app_ids);
+      g_print ("Forget the saved sessions of %s%s? [y/N] ", names, what != NULL ? what : "");
+    }
+  fflush (stdout);
+  if (fgets (answer, sizeof answer, stdin) == NULL)
+    return FALSE;
+  return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static void
+print_report (SrCtl    *ctl,
+              GVariant *report)
+{
+  const char *headers[] = { "STORE", "REMOVED", "SIZE", NULL };
+  g_autoptr(SrCtlTable) table = sr_ctl_table_new (3, headers);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GVariant) stores = NULL;
+  g_autofree const char **apps = NULL;
+  g_autofree char *size = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  guint32 entries = 0;
+  guint64 bytes = 0;
+
+  g_variant_lookup (report, "apps", "^a&s", &apps);
+  g_variant_lookup (report, "entries", "u", &entries);
+  g_variant_lookup (report, "bytes", "t", &bytes);
+  stores = g_variant_lookup_value (report, "stores", G_VARIANT_TYPE_VARDICT);
+
+  if (stores != NULL)
+    {
+      GVariantIter iter;
+      const char *name;
+      g_variant_iter_init (&iter, stores);
+      while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
+        g_ptr_array_add (names, (gpointer) name);
+      g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+    }
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = *(const char **) &names->pdata[i];
+      g_autoptr(GVariant) store = g_variant_lookup_value (stores, name, G_VARIANT_TYPE_VARDICT);
+      guint32 store_entries = 0;
+      guint64 store_bytes = 0;
+      char **cells = g_new0 (char *, 4);
+
+      g_variant_lookup (store, "entries", "u", &store_entries);
+      g_variant_lookup (store, "bytes", "t", &store_bytes);
+      cells[0] = g_strdup (name);
+      cells[1] = g_strdup_printf ("%u %s", store_entries, store_entries == 1 ? "entry" : "entries");
+      cells[2] = g_format_size (store_bytes);
+      sr_ctl_table_add (table, cells);
+    }
+  if (names->len > 0)
+    sr_ctl_table_print (table, ctl->color, out);
+  size = g_format_size (bytes);
+  if (entries == 0)
+    g_string_append (out, "Nothing was stored.\n");
+  else
+    g_string_append_printf (out, "Removed %u %s (%s) of %u %s.\n",
+                            entries, entries == 1 ? "entry" : "entries", size,
+                            apps != NULL ? g_strv_length ((char **) apps) : 0,
+                            apps != NULL && g_strv_length ((char **) apps) == 1 ? "app" : "apps");
+  sr_ctl_print (out);
+}
+
+int
+sr_ctl_cmd_clear (SrCtl  *ctl,
+                  int     argc,
+                  char  **argv)
+{
+  gboolean yes = FALSE;
+  const GOptionEntry entries[] = {
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, "Do not ask first", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("[APP…]");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) report = NULL;
+  g_autofree const char **errors = NULL;
+  char **app_ids;
+  int status;
+
+  g_option_context_set_summary (context,
+    "Forget the stored state of the named apps, or of everything (the compositor's\n"
+    "window store included) when none is named. On a terminal it asks first.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
+    return status;
+  app_ids = argc > 1 ? argv + 1 : NULL;
+  if (!sr_ctl_validate_app_ids (app_ids, &error))
+    return sr_ctl_fail (error);
+
+  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+    return sr_ctl_fail (error);
+
+  if (!yes && isatty (STDIN_FILENO) && !confirm (ctl, app_ids))
+    {
+      g_printerr ("Nothing was cleared.\n");
+      return SR_CTL_EXIT_OK;
+    }
+
+  reply = sr_ctl_call (ctl, "Clear",
+                       g_variant_new ("(^as)", app_ids != NULL ? app_ids : (char *[]) { NULL }),
+                       G_VARIANT_TYPE ("(a{sv})"), &error);
+  if (reply == NULL)
+    return sr_ctl_fail (error);
+  report = g_variant_get_child_value (reply, 0);
+  print_report (ctl, report);
+
+  /* The clear point holds even when a file could not be removed, but a
+   * script should hear that something is left behind. */
+  g_variant_lookup (report, "errors", "^a&s", &errors);
+  if (errors != NULL && errors[0] != NULL)
+    {
+      for (guint i = 0; errors[i] != NULL; i++)
+        g_printerr ("session-restore-ctl: not removed: %s\n", errors[i]);
+      return SR_CTL_EXIT_FAILED;
+    }
+  return SR_CTL_EXIT_OK;
+}
