@@ -32,6 +32,22 @@ static const struct {
   { "_complete", sr_ctl_cmd_complete, NULL },
 };
 
+static int
+run_command (SrCtl  *ctl,
+             guint   i,
+             int     argc,
+             char  **argv)
+{
+  /* Each command's --help then reads "session-restore-ctl COMMAND …". */
+  g_autofree char *prgname = g_strconcat ("session-restore-ctl ", commands[i].name, NULL);
+  int status;
+
+  g_set_prgname (prgname);
+  status = commands[i].func (ctl, argc, argv);
+  sr_ctl_clear (ctl);
+  return status;
+}
+
 static void
 print_help (void)
 {
@@ -60,7 +76,6 @@ main (int    argc,
 {
   SrCtl ctl = { 0 };
   const char *no_color = g_getenv ("NO_COLOR");
-  int status;
 
   /* For the locale's character set and time format; the messages are
    * English (see session-restore-ctl(1)). */
@@ -80,7 +95,7 @@ main (int    argc,
           char *help_argv[] = { argv[2], (char *) "--help", NULL };
           for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
             if (g_str_equal (commands[i].name, argv[2]))
-              return commands[i].func (&ctl, 2, help_argv);
+              return run_command (&ctl, i, 2, help_argv);
           return sr_ctl_usage_error (NULL, "There is no command “%s”", argv[2]);
         }
       print_help ();
@@ -98,13 +113,7 @@ main (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       if (g_str_equal (commands[i].name, argv[1]))
-        {
-          g_autofree char *prgname = g_strconcat ("session-restore-ctl ", argv[1], NULL);
-          g_set_prgname (prgname);
-          status = commands[i].func (&ctl, argc - 1, argv + 1);
-          sr_ctl_clear (&ctl);
-          return status;
-        }
+        return run_command (&ctl, i, argc - 1, argv + 1);
     }
   if (argv[1][0] == '-')
     return sr_ctl_usage_error (NULL, "Unknown option %s", argv[1]);

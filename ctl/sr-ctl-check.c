@@ -89,7 +89,7 @@ lock_note (SrCtl      *ctl,
   const char *const *locked = sr_dbus_policy_get_locked_settings (ctl->proxy);
 
   if (locked != NULL && g_strv_contains (locked, key))
-    return ", set by the administrator (locked)";
+    return ", locked by the administrator";
   return "";
 }
 
@@ -97,8 +97,7 @@ lock_note (SrCtl      *ctl,
 static char *
 explain (SrCtl      *ctl,
          const char *app_id,
-         const char *why,
-         gboolean    has_saved_at)
+         const char *why)
 {
   if (g_str_equal (why, "allowed"))
     return g_strdup ("No setting stops it.");
@@ -133,9 +132,11 @@ explain (SrCtl      *ctl,
   if (g_str_equal (why, "cleared"))
     return g_strdup ("That state was saved before it was last cleared, so it is not restored.");
   if (g_str_equal (why, "expired"))
-    return g_strdup_printf ("That state is older than %d days (“max-age-days”%s).",
-                            sr_dbus_policy_get_max_age_days (ctl->proxy),
-                            lock_note (ctl, "max-age-days"));
+    {
+      int days = sr_dbus_policy_get_max_age_days (ctl->proxy);
+      return g_strdup_printf ("That state is older than %d %s (“max-age-days”%s).",
+                              days, days == 1 ? "day" : "days", lock_note (ctl, "max-age-days"));
+    }
   if (g_str_equal (why, "declined"))
     return g_strdup ("The user said no when asked.");
   if (g_str_equal (why, "ask-timeout"))
@@ -222,7 +223,7 @@ sr_ctl_cmd_check (SrCtl  *ctl,
         return sr_ctl_fail (error);
     }
 
-  words = explain (ctl, app_id, why, saved_at_text != NULL);
+  words = explain (ctl, app_id, why);
   switch (verdict)
     {
     case SR_VERDICT_ALLOW:

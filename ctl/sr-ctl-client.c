@@ -29,6 +29,17 @@ start_service (GDBusConnection  *bus,
                                        -1, NULL, &local_error);
   if (reply == NULL)
     {
+      g_autoptr(GVariant) owner = NULL;
+
+      /* The bus refuses to start what no .service file describes even
+       * when it is running already: a service started by hand. */
+      owner = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                           "org.freedesktop.DBus", "GetNameOwner",
+                                           g_variant_new ("(s)", SR_BUS_NAME),
+                                           G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE,
+                                           -1, NULL, NULL);
+      if (owner != NULL)
+        return TRUE;
       g_dbus_error_strip_remote_error (local_error);
       g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
                    "The Session Restore service (%s) is not running and could not be started: %s",

@@ -208,6 +208,17 @@ sr_ctl_cmd_get (SrCtl  *ctl,
   return SR_CTL_EXIT_OK;
 }
 
+static gboolean
+wants_help (int    argc,
+            char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h") ||
+        g_str_equal (argv[i], "-?") || g_str_equal (argv[i], "--help-all"))
+      return TRUE;
+  return FALSE;
+}
+
 int
 sr_ctl_cmd_set (SrCtl  *ctl,
                 int     argc,
@@ -218,20 +229,32 @@ sr_ctl_cmd_set (SrCtl  *ctl,
   g_autoptr(GVariant) value = NULL;
   g_autoptr(GVariant) reply = NULL;
   const SrCtlKey *key;
+  const char *args[3] = { NULL, NULL, NULL };   /* key, value: the arguments but one "--" */
+  guint n_args = 0;
   int status;
 
   g_option_context_set_summary (context,
     "Change a setting through the service, so that the administrator's locks\n"
-    "and polkit apply. VALUE is parsed as gsettings parses it: true, 7, ask,\n"
+    "and polkit apply. VALUE is parsed as gsettings parses it: true, 7, -1, ask,\n"
     "\"['org.example.App']\".");
-  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
+  /* Options would make "set max-age-days -1" an unknown option "-1"; like
+   * gsettings, "set" takes none but --help, and everything else is its
+   * key and value. */
+  if (wants_help (argc, argv) && !sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;
-  if (argc != 3)
+  for (int i = 1; i < argc; i++)
+    if (!g_str_equal (argv[i], "--") || g_strv_contains (args, "--"))
+      {
+        if (n_args < 2)
+          args[n_args] = argv[i];
+        n_args++;
+      }
+  if (n_args != 2)
     return sr_ctl_usage_error ("set", "“set” takes a setting key and a value");
-  key = sr_ctl_key_lookup (argv[1], &error);
+  key = sr_ctl_key_lookup (args[0], &error);
   if (key == NULL)
     return sr_ctl_fail (error);
-  value = sr_ctl_key_parse (key, argv[2], &error);
+  value = sr_ctl_key_parse (key, args[1], &error);
   if (value == NULL)
     return sr_ctl_fail (error);
 

@@ -353,6 +353,13 @@ confirm (SrCtl  *ctl,
   return answer[0] == 'y' || answer[0] == 'Y';
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
 static void
 print_report (SrCtl    *ctl,
               GVariant *report)
@@ -366,6 +373,7 @@ print_report (SrCtl    *ctl,
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   guint32 entries = 0;
   guint64 bytes = 0;
+  guint n_apps;
 
   g_variant_lookup (report, "apps", "^a&s", &apps);
   g_variant_lookup (report, "entries", "u", &entries);
@@ -379,7 +387,7 @@ print_report (SrCtl    *ctl,
       g_variant_iter_init (&iter, stores);
       while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
         g_ptr_array_add (names, (gpointer) name);
-      g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+      g_ptr_array_sort (names, compare_names);
     }
   for (guint i = 0; i < names->len; i++)
     {
@@ -391,21 +399,30 @@ print_report (SrCtl    *ctl,
 
       g_variant_lookup (store, "entries", "u", &store_entries);
       g_variant_lookup (store, "bytes", "t", &store_bytes);
+      /* What was removed: stores that held nothing of these apps are noise. */
+      if (store_entries == 0)
+        {
+          g_free (cells);
+          continue;
+        }
       cells[0] = g_strdup (name);
       cells[1] = g_strdup_printf ("%u %s", store_entries, store_entries == 1 ? "entry" : "entries");
       cells[2] = g_format_size (store_bytes);
       sr_ctl_table_add (table, cells);
     }
-  if (names->len > 0)
-    sr_ctl_table_print (table, ctl->color, out);
   size = g_format_size (bytes);
+  n_apps = apps != NULL ? g_strv_length ((char **) apps) : 0;
   if (entries == 0)
     g_string_append (out, "Nothing was stored.\n");
   else
-    g_string_append_printf (out, "Removed %u %s (%s) of %u %s.\n",
-                            entries, entries == 1 ? "entry" : "entries", size,
-                            apps != NULL ? g_strv_length ((char **) apps) : 0,
-                            apps != NULL && g_strv_length ((char **) apps) == 1 ? "app" : "apps");
+    {
+      sr_ctl_table_print (table, ctl->color, out);
+      g_string_append_printf (out, "Removed %u %s (%s)", entries,
+                              entries == 1 ? "entry" : "entries", size);
+      if (n_apps > 0)
+        g_string_append_printf (out, " of %u %s", n_apps, n_apps == 1 ? "app" : "apps");
+      g_string_append (out, ".\n");
+    }
   sr_ctl_print (out);
 }
 
