@@ -12,9 +12,10 @@
 #include "sr-ctl.h"
 #include "sr-error.h"
 
-/* D-Bus activation is tried first, by hand rather than by the proxy: the
- * proxy swallows the bus's answer, and the answer ("not provided by any
- * .service files", "exited with status 1") is what a user needs to hear. */
+/* D-Bus activation is tried when the service is not running, by hand
+ * rather than by the proxy: the proxy swallows the bus's answer, and the
+ * answer ("not provided by any .service files", "exited with status 1") is
+ * what a user needs to hear. */
 static gboolean
 start_service (GDBusConnection  *bus,
                GError          **error)
@@ -29,17 +30,6 @@ start_service (GDBusConnection  *bus,
                                        -1, NULL, &local_error);
   if (reply == NULL)
     {
-      g_autoptr(GVariant) owner = NULL;
-
-      /* The bus refuses to start what no .service file describes even
-       * when it is running already: a service started by hand. */
-      owner = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                           "org.freedesktop.DBus", "GetNameOwner",
-                                           g_variant_new ("(s)", SR_BUS_NAME),
-                                           G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE,
-                                           -1, NULL, NULL);
-      if (owner != NULL)
-        return TRUE;
       g_dbus_error_strip_remote_error (local_error);
       g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
                    "The Session Restore service (%s) is not running and could not be started: %s",
@@ -47,6 +37,16 @@ start_service (GDBusConnection  *bus,
       return FALSE;
     }
   return TRUE;
+}
+
+static SrDBusPolicy *
+new_proxy (SrCtl            *ctl,
+           GDBusProxyFlags   flags,
+           GError          **error)
+{
+  return sr_dbus_policy_proxy_new_sync (ctl->bus,
+                                        flags | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+                                        SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
 }
 
 gboolean
@@ -67,16 +67,22 @@ sr_ctl_connect (SrCtl            *ctl,
       return FALSE;
     }
 
-  if (!start_service (ctl->bus, error))
-    return FALSE;
-
-  ctl->proxy = sr_dbus_policy_proxy_new_sync (ctl->bus,
-                                              flags | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
-                                              SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
+  /* Usually the service runs: the proxy finds its owner, and nothing
+   * else is asked of the bus. */
+  ctl->proxy = new_proxy (ctl, flags, error);
   if (ctl->proxy == NULL)
     return FALSE;
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
+  if (owner != NULL)
+    return TRUE;
 
-  /* It may have gone between the activation and now. */
+  if (!start_service (ctl->bus, error))
+    return FALSE;
+  g_clear_object (&ctl->proxy);
+  ctl->proxy = new_proxy (ctl, flags, error);
+  if (ctl->proxy == NULL)
+    return FALSE;
+  /* It may have gone again between the activation and now. */
   owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
   if (owner == NULL)
     {

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sr-ctl.h"
@@ -14,7 +15,8 @@
 #include "sr-ctl-output.h"
 #include "sr-error.h"
 
-/* One app of a listing. The strings are borrowed from the reply. */
+/* One app of a listing. The strings are borrowed from the reply, which
+ * holds them whether it is serialized or not, and outlives the rows. */
 typedef struct {
   const char *app_id;
   gboolean stored;            /* FALSE: named on the command line, nothing stored */
@@ -38,30 +40,49 @@ app_row_clear (AppRow *row)
   g_free (row->stores);
 }
 
-static int
-lookup_tristate (GVariant   *info,
-                 const char *key)
-{
-  gboolean value;
-
-  if (!g_variant_lookup (info, key, "b", &value))
-    return -1;
-  return value ? 1 : 0;
-}
-
+/* One pass over the app's a{sv}, not one g_variant_lookup() per key:
+ * each lookup walks the dictionary and unpacks its entries again, which
+ * on a listing of a thousand apps cost more than the D-Bus round trip.
+ * Keys of unexpected types are ignored, as unknown keys are. */
 static void
 app_row_fill (AppRow     *row,
               GVariant   *info)
 {
+  gsize n = g_variant_n_children (info);
+
   row->stored = TRUE;
-  g_variant_lookup (info, "bytes", "t", &row->bytes);
-  g_variant_lookup (info, "entries", "u", &row->entries);
-  row->has_windows = g_variant_lookup (info, "windows", "u", &row->windows);
-  row->has_last_saved = g_variant_lookup (info, "last-saved", "x", &row->last_saved);
-  g_variant_lookup (info, "stores", "^a&s", &row->stores);
-  g_variant_lookup (info, "state", "&s", &row->state);
-  row->at_login = lookup_tristate (info, "at-login");
-  row->crash_loop = lookup_tristate (info, "crash-loop");
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (info, i);
+      g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) value = g_variant_get_variant (boxed);
+      g_autoptr(GVariant) name = g_variant_get_child_value (entry, 0);
+      const char *key = g_variant_get_string (name, NULL);
+      const char *type = g_variant_get_type_string (value);
+
+      if (strcmp (key, "bytes") == 0 && strcmp (type, "t") == 0)
+        row->bytes = g_variant_get_uint64 (value);
+      else if (strcmp (key, "entries") == 0 && strcmp (type, "u") == 0)
+        row->entries = g_variant_get_uint32 (value);
+      else if (strcmp (key, "windows") == 0 && strcmp (type, "u") == 0)
+        {
+          row->has_windows = TRUE;
+          row->windows = g_variant_get_uint32 (value);
+        }
+      else if (strcmp (key, "last-saved") == 0 && strcmp (type, "x") == 0)
+        {
+          row->has_last_saved = TRUE;
+          row->last_saved = g_variant_get_int64 (value);
+        }
+      else if (strcmp (key, "stores") == 0 && strcmp (type, "as") == 0)
+        row->stores = g_variant_get_strv (value, NULL);
+      else if (strcmp (key, "state") == 0 && strcmp (type, "s") == 0)
+        row->state = g_variant_get_string (value, NULL);
+      else if (strcmp (key, "at-login") == 0 && strcmp (type, "b") == 0)
+        row->at_login = g_variant_get_boolean (value);
+      else if (strcmp (key, "crash-loop") == 0 && strcmp (type, "b") == 0)
+        row->crash_loop = g_variant_get_boolean (value);
+    }
 }
 
 /* The reply, in the service's order (by app id), restricted to the named
@@ -111,10 +132,26 @@ build_rows (SrCtl     *ctl,
   return rows;
 }
 
+/* UTC, to the second, as in 2026-12-03T14:58:30Z; gmtime_r() rather than
+ * GDateTime, whose formatting is a fifth of a large listing's cost. */
+static gboolean
+format_iso8601 (gint64  usec,
+                char   *buffer,
+                gsize   size)
+{
+  time_t seconds = usec / G_USEC_PER_SEC;
+  struct tm tm;
+
+  if (gmtime_r (&seconds, &tm) == NULL)
+    return FALSE;
+  return strftime (buffer, size, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
+}
+
 static void
 write_json (GArray  *rows,
             GString *out)
 {
+  char iso[64];
   SrJson json;
   guint64 total_bytes = 0, total_entries = 0;
   guint total_apps = 0;
@@ -148,15 +185,8 @@ write_json (GArray  *rows,
       sr_json_key (&json, "stores");
       sr_json_strv (&json, row->stores);
       sr_json_key (&json, "last_saved");
-      if (row->has_last_saved)
-        {
-          g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (row->last_saved / G_USEC_PER_SEC);
-          g_autofree char *text = when != NULL ? g_date_time_format (when, "%Y-%m-%dT%H:%M:%SZ") : NULL;
-          if (text != NULL)
-            sr_json_string (&json, text);
-          else
-            sr_json_null (&json);
-        }
+      if (row->has_last_saved && format_iso8601 (row->last_saved, iso, sizeof iso))
+        sr_json_string (&json, iso);
       else
         sr_json_null (&json);
       sr_json_key (&json, "last_saved_usec");
@@ -309,6 +339,11 @@ sr_ctl_cmd_list (SrCtl  *ctl,
     /* The rows borrow from the reply: free them first. */
     g_clear_pointer (&rows, g_array_unref);
   }
+  /* Left for the exit to reclaim: the process ends here, and releasing
+   * the reply's tens of thousands of values one by one costs as much as
+   * GDBus spent building them (half of the tool's own time on a listing
+   * of a thousand apps). */
+  (void) g_steal_pointer (&apps);
   return SR_CTL_EXIT_OK;
 }
 
