@@ -276,7 +276,11 @@ write_table (SrCtl   *ctl,
       cells[1] = row->stored ? g_format_size (row->bytes) : g_strdup ("-");
       cells[2] = row->has_windows ? g_strdup_printf ("%u", row->windows) : g_strdup ("-");
       cells[3] = row->has_last_saved ? sr_ctl_format_time (row->last_saved) : g_strdup ("-");
-      cells[4] = row->stores != NULL ? g_strjoinv (",", (char **) row->stores) : g_strdup ("-");
+      /* A store's name is a file name, which may hold anything but "/". */
+      {
+        g_autofree char *stores = row->stores != NULL ? g_strjoinv (",", (char **) row->stores) : NULL;
+        cells[4] = stores != NULL ? g_strescape (stores, "\"\\") : g_strdup ("-");
+      }
       cells[5] = row_notes (row, ctl->color);
       sr_ctl_table_add (table, cells);
       total += row->bytes;

@@ -1,7 +1,9 @@
 """Running session-restore-ctl inside a test Session (srtest)."""
 import collections
 import os
+import select
 import subprocess
+import time
 
 from srtest import NOBODY, PolicydTestCase
 
@@ -44,3 +46,27 @@ class CtlTestCase(PolicydTestCase):
             self.assertEqual(len(lines), 1, result.stderr)
             self.assertTrue(lines[0].startswith('session-restore-ctl: '), result.stderr)
         return result
+
+
+class Lines:
+    """Lines of a pipe as they come, with a timeout; reads the fd itself, so
+    that no line waits in a file object's buffer while select() says
+    there is nothing to read."""
+
+    def __init__(self, pipe):
+        self.fd = pipe.fileno()
+        self.buffer = b''
+
+    def next(self, timeout=20):
+        deadline = time.monotonic() + timeout
+        while b'\n' not in self.buffer:
+            remaining = deadline - time.monotonic()
+            ready, _, _ = select.select([self.fd], [], [], max(remaining, 0))
+            if not ready:
+                raise AssertionError(f'no line within {timeout} s (so far: {self.buffer!r})')
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                raise AssertionError(f'the pipe closed (so far: {self.buffer!r})')
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b'\n')
+        return line.decode()

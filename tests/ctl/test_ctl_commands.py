@@ -3,11 +3,10 @@ and the consumer simulator's real GTK and gnome-session state."""
 import json
 import os
 import pty
-import select
 import subprocess
 import time
 
-from ctltest import ASK, CTL, DENIED, INVALID, OK, CtlTestCase
+from ctltest import ASK, CTL, DENIED, INVALID, OK, CtlTestCase, Lines
 from simulator import Simulator
 from srtest import RESTORE, USEC_PER_DAY, GLib, files_under, now_us
 
@@ -289,24 +288,20 @@ class CheckTest(CtlTestCase):
 class MonitorTest(CtlTestCase):
     def test_sees_changes_from_outside(self):
         monitor = subprocess.Popen([CTL, 'monitor'], env=self.s.env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+                                   stderr=subprocess.PIPE)
         self.addCleanup(lambda: monitor.poll() is None and monitor.kill())
+        out, err = Lines(monitor.stdout), Lines(monitor.stderr)
         # It says when it is listening.
-        self.assertIn('Watching org.gnome.SessionRestore.Policy', monitor.stderr.readline())
-
-        def next_line():
-            ready, _, _ = select.select([monitor.stdout], [], [], 20)
-            self.assertTrue(ready, 'monitor printed nothing')
-            return monitor.stdout.readline().rstrip('\n')
+        self.assertIn('Watching org.gnome.SessionRestore.Policy', err.next())
 
         self.s.gsettings('set', 'max-age-days', '7')
-        self.assertEqual(next_line(), 'max-age-days: 7')
+        self.assertEqual(out.next(), 'max-age-days: 7')
         self.s.gsettings('set', 'login-restore', 'never')
-        self.assertEqual(next_line(), "login-restore: 'never'")
+        self.assertEqual(out.next(), "login-restore: 'never'")
         self.s.clear([A])
-        self.assertEqual(next_line(), f'cleared: {A}')
+        self.assertEqual(out.next(), f'cleared: {A}')
         self.s.clear()
-        self.assertEqual(next_line(), 'cleared: all')
+        self.assertEqual(out.next(), 'cleared: all')
         monitor.terminate()
         self.assertEqual(monitor.wait(10), OK)
 
