@@ -26,7 +26,7 @@ typedef struct {
   guint32 windows;
   gboolean has_last_saved;
   gint64 last_saved;
-  const char **stores;        /* (owned container) (nullable) */
+  GVariant *stores;           /* (owned) (nullable): as */
   const char *state;          /* (nullable): older services do not say */
   int at_login;               /* -1: the service does not say */
   int crash_loop;             /* -1: the service does not say */
@@ -37,7 +37,7 @@ typedef struct {
 static void
 app_row_clear (AppRow *row)
 {
-  g_free (row->stores);
+  g_clear_pointer (&row->stores, g_variant_unref);
 }
 
 /* One pass over the app's a{sv}, not one g_variant_lookup() per key:
@@ -75,7 +75,7 @@ app_row_fill (AppRow     *row,
           row->last_saved = g_variant_get_int64 (value);
         }
       else if (strcmp (key, "stores") == 0 && strcmp (type, "as") == 0)
-        row->stores = g_variant_get_strv (value, NULL);
+        row->stores = g_variant_ref (value);
       else if (strcmp (key, "state") == 0 && strcmp (type, "s") == 0)
         row->state = g_variant_get_string (value, NULL);
       else if (strcmp (key, "at-login") == 0 && strcmp (type, "b") == 0)
@@ -97,22 +97,27 @@ build_rows (SrCtl     *ctl,
   const char *const *excluded = sr_dbus_policy_get_excluded_apps (ctl->proxy);
   const char *const *admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  GVariantIter iter;
-  const char *app_id;
-  GVariant *info;
+  gsize n_apps = g_variant_n_children (apps);
 
   g_array_set_clear_func (rows, (GDestroyNotify) app_row_clear);
-  g_variant_iter_init (&iter, apps);
-  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
+  /* Children by index: g_variant_iter_next() parses its format string for
+   * every app. */
+  for (gsize i = 0; i < n_apps; i++)
     {
+      g_autoptr(GVariant) app = g_variant_get_child_value (apps, i);
+      g_autoptr(GVariant) id = g_variant_get_child_value (app, 0);
+      const char *app_id = g_variant_get_string (id, NULL);
+
       if (wanted == NULL || g_strv_contains ((const char *const *) wanted, app_id))
         {
+          g_autoptr(GVariant) info = g_variant_get_child_value (app, 1);
           AppRow row = { .app_id = app_id, .at_login = -1, .crash_loop = -1 };
+
           app_row_fill (&row, info);
           g_array_append_val (rows, row);
-          g_hash_table_add (seen, (gpointer) app_id);
+          if (wanted != NULL)
+            g_hash_table_add (seen, (gpointer) app_id);
         }
-      g_variant_unref (info);
     }
   for (guint i = 0; wanted != NULL && wanted[i] != NULL; i++)
     {
@@ -183,7 +188,13 @@ write_json (GArray  *rows,
       else
         sr_json_null (&json);
       sr_json_key (&json, "stores");
-      sr_json_strv (&json, row->stores);
+      sr_json_begin_array (&json);
+      for (gsize s = 0; row->stores != NULL && s < g_variant_n_children (row->stores); s++)
+        {
+          g_autoptr(GVariant) store = g_variant_get_child_value (row->stores, s);
+          sr_json_string (&json, g_variant_get_string (store, NULL));
+        }
+      sr_json_end_array (&json);
       sr_json_key (&json, "last_saved");
       if (row->has_last_saved && format_iso8601 (row->last_saved, iso, sizeof iso))
         sr_json_string (&json, iso);
@@ -278,7 +289,8 @@ write_table (SrCtl   *ctl,
       cells[3] = row->has_last_saved ? sr_ctl_format_time (row->last_saved) : g_strdup ("-");
       /* A store's name is a file name, which may hold anything but "/". */
       {
-        g_autofree char *stores = row->stores != NULL ? g_strjoinv (",", (char **) row->stores) : NULL;
+        g_autofree const char **names = row->stores != NULL ? g_variant_get_strv (row->stores, NULL) : NULL;
+        g_autofree char *stores = names != NULL ? g_strjoinv (",", (char **) names) : NULL;
         cells[4] = stores != NULL ? g_strescape (stores, "\"\\") : g_strdup ("-");
       }
       cells[5] = row_notes (row, ctl->color);
