@@ -185,13 +185,3 @@ sr_json_null (SrJson *json)
   begin_value (json);
   g_string_append (json->out, "null");
 }
-
-void
-sr_json_strv (SrJson            *json,
-              const char *const *values)
-{
-  sr_json_begin_array (json);
-  for (guint i = 0; values != NULL && values[i] != NULL; i++)
-    sr_json_string (json, values[i]);
-  sr_json_end_array (json);
-}

@@ -32,6 +32,5 @@ void sr_json_int          (SrJson *json, gint64 value);
 void sr_json_uint         (SrJson *json, guint64 value);
 void sr_json_bool         (SrJson *json, gboolean value);
 void sr_json_null         (SrJson *json);
-void sr_json_strv         (SrJson *json, const char *const *values);
 
 G_END_DECLS

@@ -59,7 +59,7 @@ int sr_ctl_cmd_get     (SrCtl *ctl, int argc, char **argv);
 int sr_ctl_cmd_set     (SrCtl *ctl, int argc, char **argv);
 int sr_ctl_cmd_exclude (SrCtl *ctl, int argc, char **argv);
 
-/* sr-ctl-state.c */
+/* sr-ctl-list.c, sr-ctl-clear.c */
 int sr_ctl_cmd_list    (SrCtl *ctl, int argc, char **argv);
 int sr_ctl_cmd_clear   (SrCtl *ctl, int argc, char **argv);
 

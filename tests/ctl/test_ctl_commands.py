@@ -175,8 +175,9 @@ class ClearTest(CtlTestCase):
         sim.save(B)
         status, out, err = self.run_on_terminal('n', 'clear', A)
         self.assertEqual(status, OK, err)
-        self.assertIn(f'Forget the saved sessions of {A} (1 app, ', out)
+        self.assertIn(f'Forget the saved sessions of {A} (1 app, ', err)
         self.assertIn('Nothing was cleared.', err)
+        self.assertEqual(out, '')
         self.assertTrue(os.path.exists(sim.gtk_path(A, '1')))
 
         status, out, err = self.run_on_terminal('y', 'clear', A)
@@ -187,7 +188,7 @@ class ClearTest(CtlTestCase):
         # --yes: no question even on a terminal.
         status, out, err = self.run_on_terminal('n', 'clear', '--yes', B)
         self.assertEqual(status, OK, err)
-        self.assertNotIn('Forget', out)
+        self.assertNotIn('Forget', err)
         self.assertFalse(os.path.exists(sim.gtk_path(B, '1')))
 
 
