@@ -186,6 +186,9 @@ write_table (SrCtl   *ctl,
   }
 }
 
+/* volatile: a store that is never read back would be optimized away. */
+static GVariant *volatile kept_until_exit;   /* (owned) (nullable): see sr_ctl_cmd_list() */
+
 int
 sr_ctl_cmd_list (SrCtl  *ctl,
                  int     argc,
@@ -234,7 +237,7 @@ sr_ctl_cmd_list (SrCtl  *ctl,
   /* Left for the exit to reclaim: the process ends here, and releasing
    * the reply's tens of thousands of values one by one costs as much as
    * GDBus spent building them (half of the tool's own time on a listing
-   * of a thousand apps). */
-  (void) g_steal_pointer (&apps);
+   * of a thousand apps). Kept reachable, so leak checkers see no leak. */
+  kept_until_exit = g_steal_pointer (&apps);
   return SR_CTL_EXIT_OK;
 }

@@ -16,10 +16,11 @@ OK, DENIED, ASK, INVALID, LOCKED, NOT_ALLOWED, UNAVAILABLE, FAILED = range(8)
 Result = collections.namedtuple('Result', 'status stdout stderr')
 
 
-def run_ctl(session, *args, stdin=None, user=None, env=None):
+def run_ctl(session, *args, stdin=None, user=None, env=None, wrapper=()):
     """Runs the tool with the session's environment; as nobody (for the
-    real polkitd, which always authorizes root) with only the bus address."""
-    command = [CTL, *args]
+    real polkitd, which always authorizes root) with only the bus address;
+    wrapper: a command that runs it (valgrind)."""
+    command = [*wrapper, CTL, *args]
     environment = dict(session.env)
     if user == 'nobody':
         command = NOBODY + command
@@ -28,7 +29,7 @@ def run_ctl(session, *args, stdin=None, user=None, env=None):
     environment.update(env or {})
     result = subprocess.run(command, env=environment, capture_output=True, text=True,
                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                            cwd='/', timeout=60)
+                            cwd='/', timeout=120)
     return Result(result.returncode, result.stdout, result.stderr)
 
 
