@@ -62,7 +62,8 @@ print_help (void)
       g_print ("  %-10s %s\n", commands[i].name, commands[i].summary);
   g_print ("\n"
            "Options:\n"
-           "  -h, --help     Show this help (“COMMAND --help”: that command's)\n"
+           "  -h, --help     Show this help; “help COMMAND” or “COMMAND --help”\n"
+           "                 shows a command's\n"
            "  --version      Show the version\n"
            "\n"
            "Exit status: 0 success (check: allowed), 1 denied, 2 ask, 3 invalid\n"
