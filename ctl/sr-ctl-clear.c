@@ -38,6 +38,7 @@ confirm (SrCtl  *ctl,
       what = g_strdup_printf (" (%u %s, %s)", n, n == 1 ? "app" : "apps", size);
     }
 
+  /* On stderr, like rm -i: stdout may be a file that wants the report only. */
   if (app_ids == NULL)
     g_printerr ("Forget the saved sessions of all apps%s, and the window positions "
                 "the compositor keeps? [y/N] ", what != NULL ? what : "");
@@ -46,7 +47,6 @@ confirm (SrCtl  *ctl,
       g_autofree char *names = g_strjoinv (", ", app_ids);
       g_printerr ("Forget the saved sessions of %s%s? [y/N] ", names, what != NULL ? what : "");
     }
-  /* On stderr, like rm -i: stdout may be a file that wants the report only. */
   if (fgets (answer, sizeof answer, stdin) == NULL)
     return FALSE;
   return answer[0] == 'y' || answer[0] == 'Y';

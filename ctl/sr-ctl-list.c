@@ -224,7 +224,7 @@ sr_ctl_cmd_list (SrCtl  *ctl,
   {
     g_autoptr(GVariant) list = g_variant_get_child_value (apps, 0);
     rows = sr_ctl_stored_apps (ctl, list, argc > 1 ? argv + 1 : NULL);
-    /* A reply of a thousand apps makes some 250 KiB of JSON. */
+    /* A listing of a thousand apps makes some 400 KB of JSON. */
     out = g_string_sized_new (256 + rows->len * 384);
     if (json)
       write_json (rows, out);
