@@ -1,0 +1,122 @@
+/* main.c: session-restore-ctl, the command line of Session Restore
+ *
+ * Finds the command and runs it; each command parses its own options
+ * (so each has its own --help) and talks only to policyd.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sr-ctl.h"
+
+static const struct {
+  const char *name;
+  SrCtlCommandFunc func;
+  const char *summary;   /* NULL: not listed (for the shell's completion) */
+} commands[] = {
+  { "status", sr_ctl_cmd_status, "Settings, locks, what is stored, the service" },
+  { "list", sr_ctl_cmd_list, "Stored state per app (--json for scripts)" },
+  { "clear", sr_ctl_cmd_clear, "Forget stored state of some apps or of all" },
+  { "exclude", sr_ctl_cmd_exclude, "Opt apps out of save and restore" },
+  { "include", sr_ctl_cmd_exclude, "Opt apps back in" },
+  { "get", sr_ctl_cmd_get, "Print a setting" },
+  { "set", sr_ctl_cmd_set, "Change a setting" },
+  { "check", sr_ctl_cmd_check, "What the service would answer about an app, and why" },
+  { "monitor", sr_ctl_cmd_monitor, "Print changes as they happen" },
+  { "_complete", sr_ctl_cmd_complete, NULL },
+};
+
+static int
+run_command (SrCtl  *ctl,
+             guint   i,
+             int     argc,
+             char  **argv)
+{
+  /* Each command's --help then reads "session-restore-ctl COMMAND …". */
+  g_autofree char *prgname = g_strconcat ("session-restore-ctl ", commands[i].name, NULL);
+  int status;
+
+  g_set_prgname (prgname);
+  status = commands[i].func (ctl, argc, argv);
+  sr_ctl_clear (ctl);
+  return status;
+}
+
+static void
+print_help (void)
+{
+  g_print ("Usage:\n"
+           "  session-restore-ctl COMMAND [OPTION…] [ARGUMENT…]\n"
+           "\n"
+           "Control session save and restore through session-restore-policyd.\n"
+           "\n"
+           "Commands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (commands[i].summary != NULL)
+      g_print ("  %-10s %s\n", commands[i].name, commands[i].summary);
+  g_print ("\n"
+           "Options:\n"
+           "  -h, --help     Show this help; “help COMMAND” or “COMMAND --help”\n"
+           "                 shows a command's\n"
+           "  --version      Show the version\n"
+           "\n"
+           "Exit status: 0 success (check: allowed), 1 denied, 2 ask, 3 invalid\n"
+           "arguments, 4 locked, 5 not allowed, 6 service unavailable, 7 other failure.\n"
+           "See session-restore-ctl(1).\n");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  SrCtl ctl = { 0 };
+  const char *no_color = g_getenv ("NO_COLOR");
+
+  /* For the locale's character set and time format; the messages are
+   * English (see session-restore-ctl(1)). */
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      print_help ();
+      return SR_CTL_EXIT_INVALID;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+      g_str_equal (argv[1], "help"))
+    {
+      /* "help COMMAND" is "COMMAND --help". */
+      if (argc > 2 && g_str_equal (argv[1], "help"))
+        {
+          char *help_argv[] = { argv[2], (char *) "--help", NULL };
+          for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+            if (g_str_equal (commands[i].name, argv[2]))
+              return run_command (&ctl, i, 2, help_argv);
+          return sr_ctl_usage_error (NULL, "There is no command “%s”", argv[2]);
+        }
+      print_help ();
+      return SR_CTL_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      g_print ("session-restore-ctl %s\n", PACKAGE_VERSION);
+      return SR_CTL_EXIT_OK;
+    }
+
+  ctl.color = isatty (STDOUT_FILENO) && (no_color == NULL || *no_color == '\0');
+  ctl.interactive = isatty (STDIN_FILENO);
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      if (g_str_equal (commands[i].name, argv[1]))
+        return run_command (&ctl, i, argc - 1, argv + 1);
+    }
+  if (argv[1][0] == '-')
+    return sr_ctl_usage_error (NULL, "Unknown option %s", argv[1]);
+  return sr_ctl_usage_error (NULL, "There is no command “%s”", argv[1]);
+}

@@ -1,0 +1,247 @@
+/* sr-ctl-check.c: ask policyd what it would answer a consumer, in words
+ *
+ * For consumer developers and administrators debugging a lockdown: the
+ * same call a compositor or portal makes, the verdict as the exit status,
+ * and the rule that decided it, naming the setting behind it and whether
+ * the administrator locked that setting.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "sr-bus.h"
+#include "sr-ctl.h"
+#include "sr-ctl-output.h"
+#include "sr-error.h"
+
+static const struct {
+  const char *name;
+  int reason;              /* -1: CheckSave */
+} reasons[] = {
+  { "save", -1 },
+  { "launch", SR_REASON_LAUNCH },
+  { "recover", SR_REASON_RECOVER },
+  { "restore", SR_REASON_RESTORE },
+};
+
+/* TIME: "@SECONDS" since the epoch, an ISO 8601 date and time (local time
+ * unless it names a zone), a date (its midnight, local), or an age: "30d",
+ * "12h", "5m", "40s" ago. */
+static gboolean
+parse_time (const char  *text,
+            gint64      *out_usec,
+            GError     **error)
+{
+  g_autoptr(GTimeZone) local = g_time_zone_new_local ();
+  g_autoptr(GDateTime) when = NULL;
+  char *end = NULL;
+
+  if (text[0] == '@')
+    {
+      gint64 seconds = g_ascii_strtoll (text + 1, &end, 10);
+      if (end != text + 1 && *end == '\0')
+        {
+          *out_usec = seconds * G_USEC_PER_SEC;
+          return TRUE;
+        }
+    }
+  else if (g_ascii_isdigit (text[0]))
+    {
+      guint64 amount = g_ascii_strtoull (text, &end, 10);
+      gint64 unit = 0;
+
+      if (end != NULL && end[0] != '\0' && end[1] == '\0')
+        unit = end[0] == 'd' ? G_TIME_SPAN_DAY : end[0] == 'h' ? G_TIME_SPAN_HOUR :
+               end[0] == 'm' ? G_TIME_SPAN_MINUTE : end[0] == 's' ? G_TIME_SPAN_SECOND : 0;
+      if (unit != 0 && amount < 100000)
+        {
+          *out_usec = g_get_real_time () - (gint64) amount * unit;
+          return TRUE;
+        }
+
+      when = g_date_time_new_from_iso8601 (text, local);
+      if (when == NULL && strlen (text) == 10)
+        {
+          g_autofree char *midnight = g_strconcat (text, "T00:00:00", NULL);
+          when = g_date_time_new_from_iso8601 (midnight, local);
+        }
+      if (when != NULL)
+        {
+          *out_usec = g_date_time_to_unix (when) * G_USEC_PER_SEC +
+                      g_date_time_get_microsecond (when);
+          return TRUE;
+        }
+    }
+  g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+               "“%s” is not a time: give @SECONDS since the epoch, a date and time "
+               "(2026-12-01T09:30, 2026-12-01) or an age (30d, 12h, 5m, 40s)", text);
+  return FALSE;
+}
+
+static const char *
+lock_note (SrCtl      *ctl,
+           const char *key)
+{
+  const char *const *locked = sr_dbus_policy_get_locked_settings (ctl->proxy);
+
+  if (locked != NULL && g_strv_contains (locked, key))
+    return ", locked by the administrator";
+  return "";
+}
+
+/* The "why" of the contract, as a sentence that points at the setting. */
+static char *
+explain (SrCtl      *ctl,
+         const char *app_id,
+         const char *why)
+{
+  if (g_str_equal (why, "allowed"))
+    return g_strdup ("No setting stops it.");
+  if (g_str_equal (why, "disabled"))
+    return g_strdup_printf ("Session save and restore is switched off (“enabled” is false%s).",
+                            lock_note (ctl, "enabled"));
+  if (g_str_equal (why, "excluded"))
+    {
+      const char *const *admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
+      if (admin != NULL && g_strv_contains (admin, app_id))
+        return g_strdup_printf ("The administrator excluded %s (“admin-excluded-apps”).", app_id);
+      return g_strdup_printf ("%s is excluded (“excluded-apps”%s).", app_id,
+                              lock_note (ctl, "excluded-apps"));
+    }
+  if (g_str_equal (why, "launch-off"))
+    return g_strdup_printf ("Restoring on a normal launch is off (“restore-on-launch” is false%s).",
+                            lock_note (ctl, "restore-on-launch"));
+  if (g_str_equal (why, "recover-off"))
+    return g_strdup_printf ("Restoring after a crash is off (“restore-after-crash” is false%s).",
+                            lock_note (ctl, "restore-after-crash"));
+  if (g_str_equal (why, "crash-loop"))
+    return g_strdup_printf ("%s exited unexpectedly %u times or more within %u seconds; the "
+                            "crash-loop guard holds its state back until it exits normally.",
+                            app_id, sr_dbus_policy_get_crash_loop_threshold (ctl->proxy),
+                            sr_dbus_policy_get_crash_loop_window (ctl->proxy));
+  if (g_str_equal (why, "login-off"))
+    return g_strdup_printf ("Apps are not reopened at login (“login-restore” is never%s).",
+                            lock_note (ctl, "login-restore"));
+  if (g_str_equal (why, "ask"))
+    return g_strdup_printf ("The session manager asks the user first (“login-restore” is ask%s).",
+                            lock_note (ctl, "login-restore"));
+  if (g_str_equal (why, "cleared"))
+    return g_strdup ("That state was saved before it was last cleared, so it is not restored.");
+  if (g_str_equal (why, "expired"))
+    {
+      int days = sr_dbus_policy_get_max_age_days (ctl->proxy);
+      return g_strdup_printf ("That state is older than %d %s (“max-age-days”%s).",
+                              days, days == 1 ? "day" : "days", lock_note (ctl, "max-age-days"));
+    }
+  if (g_str_equal (why, "declined"))
+    return g_strdup ("The user said no when asked.");
+  if (g_str_equal (why, "ask-timeout"))
+    return g_strdup ("The user did not answer in time.");
+  if (g_str_equal (why, "ask-unavailable"))
+    return g_strdup ("The user could not be asked.");
+  return g_strdup_printf ("The service gave the reason “%s”.", why);
+}
+
+int
+sr_ctl_cmd_check (SrCtl  *ctl,
+                  int     argc,
+                  char  **argv)
+{
+  g_autofree char *reason_text = NULL;
+  g_autofree char *saved_at_text = NULL;
+  const GOptionEntry entries[] = {
+    { "reason", 'r', 0, G_OPTION_ARG_STRING, &reason_text,
+      "save (the default), launch, recover or restore", "REASON" },
+    { "saved-at", 's', 0, G_OPTION_ARG_STRING, &saved_at_text,
+      "When the state to restore was saved: @SECONDS, 2026-12-01T09:30, 2026-12-01, 30d", "TIME" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("APP");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *why = NULL;
+  g_autofree char *words = NULL;
+  g_autofree char *verdict_text = NULL;
+  const char *app_id;
+  int reason = -1;
+  gint64 saved_at = 0;
+  guint verdict;
+  int status;
+
+  g_option_context_set_summary (context,
+    "Ask the service what it would answer a compositor or portal about APP, and\n"
+    "why. Exit status: 0 allowed, 1 denied, 2 ask the user first.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return sr_ctl_usage_error ("check", "“check” takes one app id");
+  app_id = argv[1];
+  if (!sr_ctl_validate_app_ids (argv + 1, &error))
+    return sr_ctl_fail (error);
+
+  if (reason_text != NULL)
+    {
+      gboolean found = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (reasons); i++)
+        if (g_str_equal (reasons[i].name, reason_text))
+          {
+            reason = reasons[i].reason;
+            found = TRUE;
+          }
+      if (!found)
+        return sr_ctl_usage_error ("check", "“%s” is not a reason: give save, launch, recover or restore",
+                                   reason_text);
+    }
+  if (saved_at_text != NULL)
+    {
+      if (reason < 0)
+        return sr_ctl_usage_error ("check", "--saved-at needs a restore --reason (launch, recover or restore)");
+      if (!parse_time (saved_at_text, &saved_at, &error))
+        return sr_ctl_fail (error);
+    }
+
+  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+    return sr_ctl_fail (error);
+
+  if (reason < 0)
+    {
+      if (!sr_dbus_policy_call_check_save_sync (ctl->proxy, app_id, &verdict, &why, NULL, &error))
+        return sr_ctl_fail (error);
+    }
+  else
+    {
+      g_auto(GVariantBuilder) options = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+      if (saved_at_text != NULL)
+        g_variant_builder_add (&options, "{sv}", "saved-at", g_variant_new_int64 (saved_at));
+      if (!sr_dbus_policy_call_check_restore_sync (ctl->proxy, app_id, reason,
+                                                   g_variant_builder_end (&options),
+                                                   &verdict, &why, NULL, &error))
+        return sr_ctl_fail (error);
+    }
+
+  words = explain (ctl, app_id, why);
+  switch (verdict)
+    {
+    case SR_VERDICT_ALLOW:
+      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_GOOD, "allow");
+      status = SR_CTL_EXIT_OK;
+      break;
+    case SR_VERDICT_ASK:
+      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "ask");
+      status = SR_CTL_EXIT_ASK;
+      break;
+    case SR_VERDICT_DENY:
+      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_BAD, "deny");
+      status = SR_CTL_EXIT_DENY;
+      break;
+    default:
+      g_set_error (&error, SR_ERROR, SR_ERROR_FAILED, "The service answered verdict %u", verdict);
+      return sr_ctl_fail (error);
+    }
+  g_print ("%s (%s)\n%s\n", verdict_text, why, words);
+  return status;
+}

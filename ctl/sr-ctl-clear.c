@@ -1,0 +1,183 @@
+/* sr-ctl-clear.c: clear, forgetting stored state and saying what went
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "sr-ctl.h"
+#include "sr-ctl-output.h"
+#include "sr-ctl-stored.h"
+
+static gboolean
+confirm (SrCtl  *ctl,
+         char  **app_ids)
+{
+  g_autoptr(GVariant) apps = NULL;
+  g_autofree char *what = NULL;
+  char answer[64];
+
+  /* Best effort: a caller polkit refuses a listing may still clear. */
+  if (sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, NULL))
+    {
+      g_autoptr(GArray) rows = sr_ctl_stored_apps (ctl, apps, app_ids);
+      guint64 bytes = 0;
+      guint n = 0;
+      g_autofree char *size = NULL;
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          bytes += g_array_index (rows, SrCtlStoredApp, i).bytes;
+          n += g_array_index (rows, SrCtlStoredApp, i).stored ? 1 : 0;
+        }
+      size = g_format_size (bytes);
+      what = g_strdup_printf (" (%u %s, %s)", n, n == 1 ? "app" : "apps", size);
+    }
+
+  /* On stderr, like rm -i: stdout may be a file that wants the report only. */
+  if (app_ids == NULL)
+    g_printerr ("Forget the saved sessions of all apps%s, and the window positions "
+                "the compositor keeps? [y/N] ", what != NULL ? what : "");
+  else
+    {
+      g_autofree char *names = g_strjoinv (", ", app_ids);
+      g_printerr ("Forget the saved sessions of %s%s? [y/N] ", names, what != NULL ? what : "");
+    }
+  if (fgets (answer, sizeof answer, stdin) == NULL)
+    return FALSE;
+  return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+print_report (SrCtl    *ctl,
+              GVariant *report)
+{
+  const char *headers[] = { "STORE", "REMOVED", "SIZE", NULL };
+  g_autoptr(SrCtlTable) table = sr_ctl_table_new (3, headers);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GVariant) stores = NULL;
+  g_autofree const char **apps = NULL;
+  g_autofree char *size = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  guint32 entries = 0;
+  guint64 bytes = 0;
+  guint n_apps;
+
+  g_variant_lookup (report, "apps", "^a&s", &apps);
+  g_variant_lookup (report, "entries", "u", &entries);
+  g_variant_lookup (report, "bytes", "t", &bytes);
+  stores = g_variant_lookup_value (report, "stores", G_VARIANT_TYPE_VARDICT);
+
+  if (stores != NULL)
+    {
+      GVariantIter iter;
+      const char *name;
+      g_variant_iter_init (&iter, stores);
+      while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
+        g_ptr_array_add (names, (gpointer) name);
+      g_ptr_array_sort (names, compare_names);
+    }
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = *(const char **) &names->pdata[i];
+      g_autoptr(GVariant) store = g_variant_lookup_value (stores, name, G_VARIANT_TYPE_VARDICT);
+      guint32 store_entries = 0;
+      guint64 store_bytes = 0;
+      char **cells = g_new0 (char *, 4);
+
+      g_variant_lookup (store, "entries", "u", &store_entries);
+      g_variant_lookup (store, "bytes", "t", &store_bytes);
+      /* What was removed: stores that held nothing of these apps are noise. */
+      if (store_entries == 0)
+        {
+          g_free (cells);
+          continue;
+        }
+      cells[0] = g_strdup (name);
+      cells[1] = g_strdup_printf ("%u %s", store_entries, store_entries == 1 ? "entry" : "entries");
+      cells[2] = g_format_size (store_bytes);
+      sr_ctl_table_add (table, cells);
+    }
+  size = g_format_size (bytes);
+  n_apps = apps != NULL ? g_strv_length ((char **) apps) : 0;
+  if (entries == 0)
+    g_string_append (out, "Nothing was stored.\n");
+  else
+    {
+      sr_ctl_table_print (table, ctl->color, out);
+      g_string_append_printf (out, "Removed %u %s (%s)", entries,
+                              entries == 1 ? "entry" : "entries", size);
+      if (n_apps > 0)
+        g_string_append_printf (out, " of %u %s", n_apps, n_apps == 1 ? "app" : "apps");
+      g_string_append (out, ".\n");
+    }
+  sr_ctl_print (out);
+}
+
+int
+sr_ctl_cmd_clear (SrCtl  *ctl,
+                  int     argc,
+                  char  **argv)
+{
+  gboolean yes = FALSE;
+  const GOptionEntry entries[] = {
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, "Do not ask first", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("[APP…]");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) report = NULL;
+  g_autofree const char **errors = NULL;
+  char **app_ids;
+  int status;
+
+  g_option_context_set_summary (context,
+    "Forget the stored state of the named apps, or of everything (the compositor's\n"
+    "window store included) when none is named. On a terminal it asks first.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
+    return status;
+  app_ids = argc > 1 ? argv + 1 : NULL;
+  if (!sr_ctl_validate_app_ids (app_ids, &error))
+    return sr_ctl_fail (error);
+
+  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+    return sr_ctl_fail (error);
+
+  if (!yes && isatty (STDIN_FILENO) && !confirm (ctl, app_ids))
+    {
+      g_printerr ("Nothing was cleared.\n");
+      return SR_CTL_EXIT_OK;
+    }
+
+  reply = sr_ctl_call (ctl, "Clear",
+                       g_variant_new ("(^as)", app_ids != NULL ? app_ids : (char *[]) { NULL }),
+                       G_VARIANT_TYPE ("(a{sv})"), &error);
+  if (reply == NULL)
+    return sr_ctl_fail (error);
+  report = g_variant_get_child_value (reply, 0);
+  print_report (ctl, report);
+
+  /* The clear point holds even when a file could not be removed, but a
+   * script should hear that something is left behind. */
+  g_variant_lookup (report, "errors", "^a&s", &errors);
+  if (errors != NULL && errors[0] != NULL)
+    {
+      for (guint i = 0; errors[i] != NULL; i++)
+        g_printerr ("session-restore-ctl: not removed: %s\n", errors[i]);
+      return SR_CTL_EXIT_FAILED;
+    }
+  return SR_CTL_EXIT_OK;
+}

@@ -1,0 +1,249 @@
+/* sr-ctl-client.c: reaching policyd, and turning its errors into exit statuses
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include "sr-bus.h"
+#include "sr-ctl.h"
+#include "sr-error.h"
+
+/* D-Bus activation is tried when the service is not running, by hand
+ * rather than by the proxy: the proxy swallows the bus's answer, and the
+ * answer ("not provided by any .service files", "exited with status 1") is
+ * what a user needs to hear. */
+static gboolean
+start_service (GDBusConnection  *bus,
+               GError          **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "StartServiceByName",
+                                       g_variant_new ("(su)", SR_BUS_NAME, 0),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE,
+                                       -1, NULL, &local_error);
+  if (reply == NULL)
+    {
+      g_dbus_error_strip_remote_error (local_error);
+      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                   "The Session Restore service (%s) is not running and could not be started: %s",
+                   SR_BUS_NAME, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static SrDBusPolicy *
+new_proxy (SrCtl            *ctl,
+           GDBusProxyFlags   flags,
+           GError          **error)
+{
+  return sr_dbus_policy_proxy_new_sync (ctl->bus,
+                                        flags | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+                                        SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
+}
+
+gboolean
+sr_ctl_connect (SrCtl            *ctl,
+                GDBusProxyFlags   flags,
+                GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *owner = NULL;
+
+  sr_error_quark ();   /* registers the D-Bus error names before any call */
+
+  ctl->bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &local_error);
+  if (ctl->bus == NULL)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                   "Cannot reach the session bus: %s", local_error->message);
+      return FALSE;
+    }
+
+  /* Usually the service runs: the proxy finds its owner, and nothing
+   * else is asked of the bus. */
+  ctl->proxy = new_proxy (ctl, flags, error);
+  if (ctl->proxy == NULL)
+    return FALSE;
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
+  if (owner != NULL)
+    return TRUE;
+
+  if (!start_service (ctl->bus, error))
+    return FALSE;
+  g_clear_object (&ctl->proxy);
+  ctl->proxy = new_proxy (ctl, flags, error);
+  if (ctl->proxy == NULL)
+    return FALSE;
+  /* It may have gone again between the activation and now. */
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
+  if (owner == NULL)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                   "The Session Restore service (%s) is not running", SR_BUS_NAME);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The generated call functions send no flags; this is the proxy's own call
+ * for the methods polkit guards, so that an agent may ask for a password
+ * when a person is at the terminal (and the call may then take a while). */
+GVariant *
+sr_ctl_call (SrCtl               *ctl,
+             const char          *method,
+             GVariant            *parameters,
+             const GVariantType  *reply_type,
+             GError             **error)
+{
+  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
+  int timeout = -1;
+  g_autoptr(GVariant) reply = NULL;
+
+  if (ctl->interactive)
+    {
+      flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+      timeout = G_MAXINT;
+    }
+  reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (ctl->proxy), method, parameters,
+                                  flags, timeout, NULL, error);
+  if (reply != NULL && reply_type != NULL && !g_variant_is_of_type (reply, reply_type))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
+                   "%s answered with type “%s”, not “%s”", method,
+                   g_variant_get_type_string (reply), g_variant_type_peek_string (reply_type));
+      return NULL;
+    }
+  return g_steal_pointer (&reply);
+}
+
+static int
+exit_status_for (const GError *error)
+{
+  if (error->domain == SR_ERROR)
+    {
+      switch ((SrError) error->code)
+        {
+        case SR_ERROR_INVALID_ARGS: return SR_CTL_EXIT_INVALID;
+        case SR_ERROR_LOCKED: return SR_CTL_EXIT_LOCKED;
+        case SR_ERROR_NOT_ALLOWED: return SR_CTL_EXIT_NOT_ALLOWED;
+        case SR_ERROR_UNAVAILABLE: return SR_CTL_EXIT_UNAVAILABLE;
+        case SR_ERROR_FAILED: return SR_CTL_EXIT_FAILED;
+        default: return SR_CTL_EXIT_FAILED;
+        }
+    }
+  if (error->domain == G_DBUS_ERROR)
+    {
+      switch (error->code)
+        {
+        case G_DBUS_ERROR_SERVICE_UNKNOWN:
+        case G_DBUS_ERROR_NAME_HAS_NO_OWNER:
+        case G_DBUS_ERROR_NO_REPLY:
+        case G_DBUS_ERROR_TIMEOUT:
+        case G_DBUS_ERROR_TIMED_OUT:
+        case G_DBUS_ERROR_DISCONNECTED:
+        case G_DBUS_ERROR_NO_SERVER:
+        case G_DBUS_ERROR_SPAWN_FAILED:
+        case G_DBUS_ERROR_SPAWN_EXEC_FAILED:
+        case G_DBUS_ERROR_SPAWN_CHILD_EXITED:
+        case G_DBUS_ERROR_SPAWN_CHILD_SIGNALED:
+          return SR_CTL_EXIT_UNAVAILABLE;
+        case G_DBUS_ERROR_ACCESS_DENIED:
+        case G_DBUS_ERROR_AUTH_FAILED:
+          return SR_CTL_EXIT_NOT_ALLOWED;
+        case G_DBUS_ERROR_INVALID_ARGS:
+          return SR_CTL_EXIT_INVALID;
+        default:
+          return SR_CTL_EXIT_FAILED;
+        }
+    }
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
+    return SR_CTL_EXIT_UNAVAILABLE;
+  return SR_CTL_EXIT_FAILED;
+}
+
+/* One line on stderr, without the D-Bus error name: the exit status
+ * carries the kind of error, the message what to do about it. */
+int
+sr_ctl_fail (const GError *error)
+{
+  g_autoptr(GError) copy = g_error_copy (error);
+
+  if (g_dbus_error_is_remote_error (copy))
+    g_dbus_error_strip_remote_error (copy);
+  g_printerr ("session-restore-ctl: %s\n", copy->message);
+  return exit_status_for (error);
+}
+
+int
+sr_ctl_usage_error (const char *command,
+                    const char *format,
+                    ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_printerr ("session-restore-ctl: %s\n", message);
+  if (command != NULL)
+    g_printerr ("Try “session-restore-ctl %s --help”.\n", command);
+  else
+    g_printerr ("Try “session-restore-ctl --help”.\n");
+  return SR_CTL_EXIT_INVALID;
+}
+
+/* Parses a command's options; FALSE with *out_exit set when the command
+ * must not run (a bad option, or --help, which was printed). */
+gboolean
+sr_ctl_parse_options (GOptionContext   *context,
+                      int              *argc,
+                      char           ***argv,
+                      int              *out_exit)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      *out_exit = sr_ctl_usage_error ((*argv)[0], "%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The service checks app ids too; checking them here as well means a bad
+ * one is reported before anything (a listing, a clear of the others) is
+ * done, with the same rules (g_application_id_is_valid). */
+gboolean
+sr_ctl_validate_app_ids (char    **app_ids,
+                         GError  **error)
+{
+  for (guint i = 0; app_ids != NULL && app_ids[i] != NULL; i++)
+    {
+      if (!g_application_id_is_valid (app_ids[i]))
+        {
+          g_autofree char *shown = g_utf8_make_valid (app_ids[i], -1);
+          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                       "“%s” is not a valid application id (like org.example.App: two or more "
+                       "elements separated by dots, letters, digits, “_” and “-”, at most 255 characters)",
+                       shown);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+void
+sr_ctl_clear (SrCtl *ctl)
+{
+  g_clear_object (&ctl->proxy);
+  g_clear_object (&ctl->bus);
+}

@@ -1,0 +1,65 @@
+/* sr-ctl-complete.c: words for the shell's completion
+ *
+ * "session-restore-ctl _complete keys|values KEY|apps|excluded" prints one
+ * word a line; the bash completion script asks it, so that the keys, their
+ * values and the app ids live here and in the service, not in the script.
+ * Never interactive, never an error message: a completion that cannot be
+ * had is just empty.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include "sr-ctl.h"
+#include "sr-ctl-keys.h"
+
+static void
+print_strv (const char *const *words)
+{
+  for (guint i = 0; words != NULL && words[i] != NULL; i++)
+    g_print ("%s\n", words[i]);
+}
+
+int
+sr_ctl_cmd_complete (SrCtl  *ctl,
+                     int     argc,
+                     char  **argv)
+{
+  const char *what = argc > 1 ? argv[1] : "";
+
+  ctl->interactive = FALSE;
+  if (g_str_equal (what, "keys"))
+    {
+      guint n_keys;
+      const SrCtlKey *keys = sr_ctl_keys (&n_keys);
+      for (guint i = 0; i < n_keys; i++)
+        g_print ("%s\n", keys[i].key);
+    }
+  else if (g_str_equal (what, "values") && argc > 2)
+    {
+      const SrCtlKey *key = sr_ctl_key_lookup (argv[2], NULL);
+      g_auto(GStrv) choices = key != NULL ? sr_ctl_key_choices (key) : NULL;
+      print_strv ((const char *const *) choices);
+    }
+  else if (g_str_equal (what, "apps") || g_str_equal (what, "excluded"))
+    {
+      g_autoptr(GVariant) apps = NULL;
+
+      if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, NULL))
+        return SR_CTL_EXIT_UNAVAILABLE;
+      print_strv (sr_dbus_policy_get_excluded_apps (ctl->proxy));
+      if (g_str_equal (what, "apps") &&
+          sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, NULL))
+        {
+          GVariantIter iter;
+          const char *app_id;
+
+          g_variant_iter_init (&iter, apps);
+          while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, NULL))
+            g_print ("%s\n", app_id);
+        }
+    }
+  return SR_CTL_EXIT_OK;
+}

@@ -1,0 +1,180 @@
+/* sr-ctl-keys.c: the settings keys, their properties and their values
+ *
+ * The keys are the GSettings schema's; each is mirrored by a policyd
+ * property, whose D-Bus type (from the generated interface description)
+ * is the key's type. Ranges and choices come from the schema when it is
+ * installed, as it is wherever policyd is; policyd checks them anyway.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include "sr-ctl-keys.h"
+#include "sr-dbus-policy.h"
+#include "sr-error.h"
+
+static const SrCtlKey keys[] = {
+  { "enabled", "Enabled" },
+  { "login-restore", "LoginRestore" },
+  { "restore-after-crash", "RestoreAfterCrash" },
+  { "restore-on-launch", "RestoreOnLaunch" },
+  { "excluded-apps", "ExcludedApps" },
+  { "admin-excluded-apps", "AdminExcludedApps" },
+  { "max-age-days", "MaxAgeDays" },
+  { "crash-loop-threshold", "CrashLoopThreshold" },
+  { "crash-loop-window", "CrashLoopWindow" },
+};
+
+const SrCtlKey *
+sr_ctl_keys (guint *n_keys)
+{
+  *n_keys = G_N_ELEMENTS (keys);
+  return keys;
+}
+
+const SrCtlKey *
+sr_ctl_key_lookup (const char  *key,
+                   GError     **error)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      if (g_str_equal (keys[i].key, key))
+        return &keys[i];
+      g_string_append_printf (names, "%s%s", i > 0 ? ", " : "", keys[i].key);
+    }
+  g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+               "There is no setting “%s”; the settings are %s", key, names->str);
+  return NULL;
+}
+
+const SrCtlKey *
+sr_ctl_key_for_property (const char *property)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (g_str_equal (keys[i].property, property))
+      return &keys[i];
+  return NULL;
+}
+
+const GVariantType *
+sr_ctl_key_type (const SrCtlKey *key)
+{
+  GDBusPropertyInfo *info;
+
+  info = g_dbus_interface_info_lookup_property (sr_dbus_policy_interface_info (), key->property);
+  g_assert (info != NULL);   /* the table above names the contract's properties */
+  return G_VARIANT_TYPE (info->signature);
+}
+
+static GSettingsSchemaKey *
+schema_key (const SrCtlKey *key)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source == NULL)
+    return NULL;
+  schema = g_settings_schema_source_lookup (source, SR_SETTINGS_SCHEMA, TRUE);
+  if (schema == NULL || !g_settings_schema_has_key (schema, key->key))
+    return NULL;
+  return g_settings_schema_get_key (schema, key->key);
+}
+
+/* The values a key takes, for completion: NULL when they cannot be listed. */
+char **
+sr_ctl_key_choices (const SrCtlKey *key)
+{
+  g_autoptr(GSettingsSchemaKey) skey = NULL;
+  g_autoptr(GVariant) range = NULL;
+  g_autoptr(GVariant) detail = NULL;
+  const char *kind;
+
+  if (g_variant_type_equal (sr_ctl_key_type (key), G_VARIANT_TYPE_BOOLEAN))
+    {
+      const char *both[] = { "true", "false", NULL };
+      return g_strdupv ((char **) both);
+    }
+  skey = schema_key (key);
+  if (skey == NULL)
+    return NULL;
+  range = g_settings_schema_key_get_range (skey);
+  g_variant_get (range, "(&sv)", &kind, &detail);
+  if (g_str_equal (kind, "enum") || g_str_equal (kind, "choices"))
+    return g_variant_dup_strv (detail, NULL);
+  return NULL;
+}
+
+/* In words, for messages and help: "true or false", "one of always, ask,
+ * never", "a whole number from -1 to 3650". */
+char *
+sr_ctl_key_allowed (const SrCtlKey *key)
+{
+  const GVariantType *type = sr_ctl_key_type (key);
+  g_autoptr(GSettingsSchemaKey) skey = NULL;
+  g_auto(GStrv) choices = NULL;
+
+  if (g_variant_type_equal (type, G_VARIANT_TYPE_BOOLEAN))
+    return g_strdup ("true or false");
+  if (g_variant_type_equal (type, G_VARIANT_TYPE_STRING_ARRAY))
+    return g_strdup ("a list of application ids, like \"['org.example.App']\"");
+
+  choices = sr_ctl_key_choices (key);
+  if (choices != NULL)
+    {
+      g_autofree char *joined = g_strjoinv (", ", choices);
+      return g_strdup_printf ("one of %s", joined);
+    }
+
+  skey = schema_key (key);
+  if (skey != NULL)
+    {
+      g_autoptr(GVariant) range = g_settings_schema_key_get_range (skey);
+      g_autoptr(GVariant) detail = NULL;
+      const char *kind;
+
+      g_variant_get (range, "(&sv)", &kind, &detail);
+      if (g_str_equal (kind, "range"))
+        {
+          g_autoptr(GVariant) low = g_variant_get_child_value (detail, 0);
+          g_autoptr(GVariant) high = g_variant_get_child_value (detail, 1);
+          g_autofree char *low_text = g_variant_print (low, FALSE);
+          g_autofree char *high_text = g_variant_print (high, FALSE);
+          return g_strdup_printf ("a whole number from %s to %s", low_text, high_text);
+        }
+    }
+  if (g_variant_type_equal (type, G_VARIANT_TYPE_UINT32))
+    return g_strdup ("a whole number, 0 or more");
+  if (g_variant_type_equal (type, G_VARIANT_TYPE_INT32))
+    return g_strdup ("a whole number");
+  return g_strdup_printf ("a value of type %s", g_variant_type_peek_string (type));
+}
+
+/* As "gsettings set" parses: GVariant text of the key's type, and for a
+ * string key the text itself when it is not quoted. */
+GVariant *
+sr_ctl_key_parse (const SrCtlKey  *key,
+                  const char      *text,
+                  GError         **error)
+{
+  const GVariantType *type = sr_ctl_key_type (key);
+  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GError) parse_error = NULL;
+
+  value = g_variant_parse (type, text, NULL, NULL, &parse_error);
+  if (value == NULL && g_variant_type_equal (type, G_VARIANT_TYPE_STRING))
+    value = g_variant_ref_sink (g_variant_new_string (text));
+  if (value == NULL)
+    {
+      g_autofree char *allowed = sr_ctl_key_allowed (key);
+      g_autofree char *shown = g_utf8_make_valid (text, -1);
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "“%s” is not a value of “%s”, which takes %s",
+                   shown, key->key, allowed);
+      return NULL;
+    }
+  return g_steal_pointer (&value);
+}

@@ -1,0 +1,114 @@
+/* sr-ctl-stored.c: what ListStoredState tells per app, decoded once
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-ctl"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "sr-ctl-stored.h"
+
+static void
+app_row_clear (SrCtlStoredApp *row)
+{
+  g_clear_pointer (&row->stores, g_variant_unref);
+}
+
+/* One pass over the app's a{sv}, not one g_variant_lookup() per key:
+ * each lookup walks the dictionary and unpacks its entries again, which
+ * on a listing of a thousand apps cost more than the D-Bus round trip.
+ * Keys of unexpected types are ignored, as unknown keys are. */
+static void
+app_row_fill (SrCtlStoredApp *row,
+              GVariant       *info)
+{
+  gsize n = g_variant_n_children (info);
+
+  row->stored = TRUE;
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (info, i);
+      g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) value = g_variant_get_variant (boxed);
+      g_autoptr(GVariant) name = g_variant_get_child_value (entry, 0);
+      const char *key = g_variant_get_string (name, NULL);
+      const char *type = g_variant_get_type_string (value);
+
+      if (strcmp (key, "bytes") == 0 && strcmp (type, "t") == 0)
+        row->bytes = g_variant_get_uint64 (value);
+      else if (strcmp (key, "entries") == 0 && strcmp (type, "u") == 0)
+        row->entries = g_variant_get_uint32 (value);
+      else if (strcmp (key, "windows") == 0 && strcmp (type, "u") == 0)
+        {
+          row->has_windows = TRUE;
+          row->windows = g_variant_get_uint32 (value);
+        }
+      else if (strcmp (key, "last-saved") == 0 && strcmp (type, "x") == 0)
+        {
+          row->has_last_saved = TRUE;
+          row->last_saved = g_variant_get_int64 (value);
+        }
+      else if (strcmp (key, "stores") == 0 && strcmp (type, "as") == 0)
+        row->stores = g_variant_ref (value);
+      else if (strcmp (key, "state") == 0 && strcmp (type, "s") == 0)
+        row->state = g_variant_get_string (value, NULL);
+      else if (strcmp (key, "at-login") == 0 && strcmp (type, "b") == 0)
+        row->at_login = g_variant_get_boolean (value);
+      else if (strcmp (key, "crash-loop") == 0 && strcmp (type, "b") == 0)
+        row->crash_loop = g_variant_get_boolean (value);
+    }
+}
+
+/* The reply, in the service's order (by app id), restricted to the named
+ * apps when there are any; a named app with nothing stored gets an empty
+ * row, so that a script asking about it gets an answer. */
+GArray *
+sr_ctl_stored_apps (SrCtl     *ctl,
+                    GVariant  *apps,
+                    char     **wanted)
+{
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (SrCtlStoredApp));
+  const char *const *excluded = sr_dbus_policy_get_excluded_apps (ctl->proxy);
+  const char *const *admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  gsize n_apps = g_variant_n_children (apps);
+
+  g_array_set_clear_func (rows, (GDestroyNotify) app_row_clear);
+  /* Children by index: g_variant_iter_next() parses its format string for
+   * every app. */
+  for (gsize i = 0; i < n_apps; i++)
+    {
+      g_autoptr(GVariant) app = g_variant_get_child_value (apps, i);
+      g_autoptr(GVariant) id = g_variant_get_child_value (app, 0);
+      const char *app_id = g_variant_get_string (id, NULL);
+
+      if (wanted == NULL || g_strv_contains ((const char *const *) wanted, app_id))
+        {
+          g_autoptr(GVariant) info = g_variant_get_child_value (app, 1);
+          SrCtlStoredApp row = { .app_id = app_id, .at_login = -1, .crash_loop = -1 };
+
+          app_row_fill (&row, info);
+          g_array_append_val (rows, row);
+          if (wanted != NULL)
+            g_hash_table_add (seen, (gpointer) app_id);
+        }
+    }
+  for (guint i = 0; wanted != NULL && wanted[i] != NULL; i++)
+    {
+      if (!g_hash_table_contains (seen, wanted[i]))
+        {
+          SrCtlStoredApp row = { .app_id = wanted[i], .at_login = -1, .crash_loop = -1 };
+          g_array_append_val (rows, row);
+          g_hash_table_add (seen, wanted[i]);
+        }
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      SrCtlStoredApp *row = &g_array_index (rows, SrCtlStoredApp, i);
+      row->excluded = excluded != NULL && g_strv_contains (excluded, row->app_id);
+      row->admin_excluded = admin != NULL && g_strv_contains (admin, row->app_id);
+    }
+  return rows;
+}

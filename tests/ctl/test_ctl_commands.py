@@ -1,0 +1,324 @@
+"""Every command of session-restore-ctl against a real policyd, real dconf
+and the consumer simulator's real GTK and gnome-session state."""
+import json
+import os
+import pty
+import subprocess
+import time
+
+from ctltest import ASK, CTL, DENIED, INVALID, OK, CtlTestCase, Lines
+from simulator import Simulator
+from srtest import RESTORE, USEC_PER_DAY, GLib, files_under, now_us
+
+A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
+
+
+class StatusTest(CtlTestCase):
+    site = {'max-age-days': 5}
+    locks = ('max-age-days',)
+
+    def test_status_shows_settings_locks_state_and_service(self):
+        sim = Simulator(self.s)
+        sim.save(A, '1')
+        sim.save(B, '1')
+        out = self.assertCtl(OK, 'status').stdout
+        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 2\)')
+        self.assertRegex(out, r'Saved sessions: +2 apps, \d+')
+        lines = {line.split()[0]: line for line in out.splitlines() if line}
+        self.assertRegex(lines['max-age-days'], r'^max-age-days +5 +locked by the administrator$')
+        self.assertRegex(lines['enabled'], r'^enabled +true$')
+        self.assertRegex(lines['login-restore'], r"^login-restore +'always'$")
+        for key in ('restore-after-crash', 'restore-on-launch', 'excluded-apps',
+                    'admin-excluded-apps', 'crash-loop-threshold', 'crash-loop-window'):
+            self.assertIn(key, lines)
+            self.assertNotIn('locked', lines[key])
+        # Plain output when not on a terminal.
+        self.assertNotIn('\033', out)
+
+    def test_status_without_the_right_to_list(self):
+        self.s.set_allowed([])
+        out = self.assertCtl(OK, 'status').stdout
+        self.assertIn('Saved sessions:   not shown (Not authorized', out)
+
+
+class ListTest(CtlTestCase):
+    site = {'admin-excluded-apps': [C]}
+    locks = ('admin-excluded-apps',)
+
+    def fill(self):
+        sim = Simulator(self.s)
+        sim.save(A, '1')
+        sim.save(A, '2', payload=b'x' * 500)
+        sim.save(B, '1', flatpak=True)
+        sim.write_compositor()
+        # C is excluded by the administrator: its state was written by an
+        # owner that did not ask.
+        sim.memory[C] = {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}
+        sim.write_back()
+        self.s.call('SetAppExcluded', 'sb', B, True)
+        sim.save(B, '1', flatpak=True)      # refused: B is excluded now
+        sim.memory[B] = {'1': {'saved_at': now_us(), 'flatpak': True, 'payload': b''}}
+        sim.write_back()
+        return sim
+
+    def test_json_matches_the_service(self):
+        self.fill()
+        listing = self.s.list_state()
+        doc = json.loads(self.assertCtl(OK, 'list', '--json').stdout)
+        self.assertEqual([app['app_id'] for app in doc['apps']], sorted(listing))
+        for app in doc['apps']:
+            info = listing[app['app_id']]
+            self.assertIs(app['stored'], True)
+            self.assertEqual(app['bytes'], info['bytes'])
+            self.assertEqual(app['entries'], info['entries'])
+            self.assertEqual(app['windows'], info.get('windows'))
+            self.assertEqual(app['stores'], info['stores'])
+            self.assertEqual(app['last_saved_usec'], info['last-saved'])
+            self.assertEqual(app['last_saved'], time.strftime(
+                '%Y-%m-%dT%H:%M:%SZ', time.gmtime(info['last-saved'] // 1000000)))
+            # Fields the service may not give yet are null, never guessed.
+            for key, dbus_key in (('state', 'state'), ('at_login', 'at-login'),
+                                  ('crash_loop', 'crash-loop')):
+                self.assertEqual(app[key], info.get(dbus_key))
+        by_id = {app['app_id']: app for app in doc['apps']}
+        self.assertEqual(by_id[A]['windows'], 2)
+        self.assertEqual((by_id[A]['excluded'], by_id[A]['admin_excluded']), (False, False))
+        self.assertEqual((by_id[B]['excluded'], by_id[B]['admin_excluded']), (True, False))
+        self.assertEqual((by_id[C]['excluded'], by_id[C]['admin_excluded']), (True, True))
+        self.assertEqual(doc['total'], {'apps': 3, 'bytes': sum(i['bytes'] for i in listing.values()),
+                                        'entries': sum(i['entries'] for i in listing.values())})
+
+    def test_named_apps(self):
+        self.fill()
+        doc = json.loads(self.assertCtl(OK, 'list', '--json', B, 'org.example.Nothing').stdout)
+        self.assertEqual([a['app_id'] for a in doc['apps']], [B, 'org.example.Nothing'])
+        nothing = doc['apps'][1]
+        self.assertEqual((nothing['stored'], nothing['bytes'], nothing['entries'], nothing['stores'],
+                          nothing['last_saved'], nothing['windows']),
+                         (False, 0, 0, [], None, None))
+        self.assertEqual(doc['total']['apps'], 1)
+
+    def test_table(self):
+        self.fill()
+        out = self.assertCtl(OK, 'list').stdout
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(), ['APP', 'SIZE', 'WINDOWS', 'LAST', 'SAVED', 'STORES', 'NOTES'])
+        rows = {line.split()[0]: line for line in lines[1:-1]}
+        self.assertEqual(sorted(rows), [A, B, C])
+        self.assertIn('gnome-session,gtk', rows[A])
+        self.assertRegex(rows[A], rf'^{A} +\d+ bytes +2 +\d{{4}}-\d\d-\d\d \d\d:\d\d +gnome-session,gtk +reopens at login$')
+        self.assertRegex(rows[B], r'  excluded(,|$)')
+        self.assertIn('  excluded by the administrator', rows[C])
+        self.assertRegex(lines[-1], r'^3 apps, \d')
+        self.assertNotIn('\033', out)
+
+    def test_empty(self):
+        self.assertEqual(self.assertCtl(OK, 'list').stdout, 'Nothing is stored.\n')
+        self.assertEqual(json.loads(self.assertCtl(OK, 'list', '--json').stdout),
+                         {'apps': [], 'total': {'apps': 0, 'bytes': 0, 'entries': 0}})
+
+
+class ClearTest(CtlTestCase):
+    def test_clear_some_removes_real_gtk_and_session_state(self):
+        sim = Simulator(self.s)
+        for app in (A, B, C):
+            sim.save(app, '1')
+        sim.save(A, '2', flatpak=True)
+        sim.write_compositor()
+        before = files_under(self.s.home)
+
+        result = self.assertCtl(OK, 'clear', A, B)
+        self.assertRegex(result.stdout, r'(?m)^gnome-session +3 entries +\d+ bytes$')
+        self.assertRegex(result.stdout, r'(?m)^gtk +2 entries +\d+ bytes$')
+        self.assertRegex(result.stdout, r'(?m)^gtk-flatpak +1 entry +\d+ bytes$')
+        self.assertRegex(result.stdout, r'(?m)^Removed 6 entries \(\d+ bytes\) of 2 apps\.$')
+        self.assertNotIn('mutter', result.stdout)
+        for app, instance, flatpak in ((A, '1', False), (A, '2', True), (B, '1', False)):
+            self.assertFalse(os.path.exists(sim.gtk_path(app, instance, flatpak)))
+        self.assertEqual(sorted(sim.session_file_apps()['instances']), [C])
+        after = files_under(self.s.home)
+        for path, data in before.items():
+            if A not in path and B not in path and 'gnome-session@' not in path:
+                self.assertEqual(after.get(path), data, path)
+        # The clear holds: old state written back is not restored.
+        old = GLib.Variant('x', now_us() - 1000000)
+        self.assertEqual(self.s.check_restore(A, RESTORE, {'saved-at': old}), (0, 'cleared'))
+
+    def test_clear_all(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        sim.save(B, flatpak=True)
+        sim.write_compositor()
+        result = self.assertCtl(OK, 'clear')
+        self.assertRegex(result.stdout, r'(?m)^mutter +1 entry +\d+ bytes$')
+        self.assertEqual(self.s.list_state(), {})
+        self.assertFalse(os.path.exists(sim.compositor_path))
+        self.assertEqual(sim.session_file_apps()['instances'], {})
+        self.assertEqual(self.assertCtl(OK, 'clear').stdout, 'Nothing was stored.\n')
+
+    def run_on_terminal(self, answer, *args):
+        """stdin is a terminal: the tool asks, and gets answer."""
+        master, slave = pty.openpty()
+        try:
+            process = subprocess.Popen([CTL, *args], env=self.s.env, stdin=slave,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            os.write(master, answer.encode() + b'\n')
+            stdout, stderr = process.communicate(timeout=60)
+            return process.returncode, stdout, stderr
+        finally:
+            os.close(master)
+            os.close(slave)
+
+    def test_asks_on_a_terminal(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        sim.save(B)
+        status, out, err = self.run_on_terminal('n', 'clear', A)
+        self.assertEqual(status, OK, err)
+        self.assertIn(f'Forget the saved sessions of {A} (1 app, ', err)
+        self.assertIn('Nothing was cleared.', err)
+        self.assertEqual(out, '')
+        self.assertTrue(os.path.exists(sim.gtk_path(A, '1')))
+
+        status, out, err = self.run_on_terminal('y', 'clear', A)
+        self.assertEqual(status, OK, err)
+        self.assertIn('Removed', out)
+        self.assertFalse(os.path.exists(sim.gtk_path(A, '1')))
+
+        # --yes: no question even on a terminal.
+        status, out, err = self.run_on_terminal('n', 'clear', '--yes', B)
+        self.assertEqual(status, OK, err)
+        self.assertNotIn('Forget', err)
+        self.assertFalse(os.path.exists(sim.gtk_path(B, '1')))
+
+
+class SettingsTest(CtlTestCase):
+    def test_get_and_set_every_kind_of_value(self):
+        for key, text, value, shown in (
+                ('enabled', 'false', False, 'false'),
+                ('login-restore', 'ask', 'ask', "'ask'"),
+                ('login-restore', "'never'", 'never', "'never'"),
+                ('max-age-days', '-1', -1, '-1'),
+                ('max-age-days', '12', 12, '12'),
+                ('crash-loop-threshold', '0', 0, '0'),
+                ('crash-loop-window', '300', 300, '300'),
+                ('excluded-apps', f"['{A}', '{B}']", [A, B], f"['{A}', '{B}']")):
+            self.assertCtl(OK, 'set', key, text)
+            self.assertEqual(self.s.gsettings_value(key), value, key)
+            self.assertEqual(self.assertCtl(OK, 'get', key).stdout, shown + '\n')
+
+    def test_bad_values_change_nothing(self):
+        for args, message in (
+                (('set', 'max-age-days', '4000'), 'from -1 to 3650'),
+                (('set', 'max-age-days', 'seven'), 'a whole number from -1 to 3650'),
+                (('set', 'crash-loop-window', '0'), 'from 1 to 604800'),
+                (('set', 'login-restore', 'sometimes'), 'one of always, ask, never'),
+                (('set', 'enabled', 'yes'), 'true or false'),
+                (('set', 'excluded-apps', "['not valid']"), 'not a valid application id'),
+                (('set', 'admin-excluded-apps', '[]'), 'set by the administrator'),
+                (('set', 'no-such-key', '1'), 'There is no setting “no-such-key”'),
+                (('get', 'no-such-key'), 'the settings are enabled, login-restore'),
+                (('set', 'max-age-days'), 'takes a setting key and a value')):
+            result = self.assertCtl(INVALID, *args)
+            self.assertIn(message, result.stderr, args)
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+        self.assertEqual(self.s.gsettings_value('crash-loop-window'), 600)
+        self.assertEqual(self.s.gsettings_value('login-restore'), 'always')
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+
+    def test_exclude_and_include(self):
+        sim = Simulator(self.s)
+        sim.save(A)
+        sim.save(B)
+        out = self.assertCtl(OK, 'exclude', A).stdout
+        self.assertEqual(out, f'{A}: excluded; its saved state was forgotten\n')
+        self.assertFalse(os.path.exists(sim.gtk_path(A, '1')))
+        self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [A])
+        self.assertEqual(self.s.check_save(A), (0, 'excluded'))
+        self.assertEqual(self.assertCtl(OK, 'include', A).stdout, f'{A}: included\n')
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+        # A bad id among good ones: nothing is done.
+        result = self.assertCtl(INVALID, 'exclude', B, 'org.example/../etc')
+        self.assertIn('“org.example/../etc” is not a valid application id', result.stderr)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+        self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
+
+
+class CheckTest(CtlTestCase):
+    def test_verdicts_are_exit_statuses(self):
+        self.assertEqual(self.assertCtl(OK, 'check', A).stdout, 'allow (allowed)\nNo setting stops it.\n')
+        self.assertCtl(OK, 'check', A, '--reason', 'restore')
+        self.s.gsettings('set', 'login-restore', 'ask')
+        self.s.wait_until(lambda: self.s.prop('LoginRestore') == 'ask', what='ask')
+        out = self.assertCtl(ASK, 'check', A, '--reason', 'restore').stdout
+        self.assertEqual(out, 'ask (ask)\nThe session manager asks the user first (“login-restore” is ask).\n')
+        self.assertCtl(OK, 'check', A, '--reason', 'launch')
+        self.s.gsettings('set', 'restore-on-launch', 'false')
+        self.s.wait_until(lambda: self.s.prop('RestoreOnLaunch') is False, what='launch off')
+        out = self.assertCtl(DENIED, 'check', A, '--reason', 'launch').stdout
+        self.assertIn('deny (launch-off)', out)
+        self.assertIn('“restore-on-launch” is false', out)
+        self.s.call('SetAppExcluded', 'sb', A, True)
+        self.assertIn(f'{A} is excluded (“excluded-apps”)', self.assertCtl(DENIED, 'check', A).stdout)
+
+    def test_saved_at(self):
+        old = (now_us() - 40 * USEC_PER_DAY) // 1000000
+        out = self.assertCtl(DENIED, 'check', A, '--reason', 'recover', '--saved-at', f'@{old}').stdout
+        self.assertIn('deny (expired)', out)
+        self.assertIn('older than 30 days', out)
+        self.assertCtl(DENIED, 'check', A, '--reason', 'recover', '--saved-at', '31d')
+        self.assertCtl(OK, 'check', A, '--reason', 'recover', '--saved-at', '29d')
+        self.assertCtl(OK, 'check', A, '--reason', 'recover', '--saved-at',
+                       time.strftime('%Y-%m-%dT%H:%M:%S', time.localtime(time.time() - 60)))
+        self.s.clear([A])
+        out = self.assertCtl(DENIED, 'check', A, '--reason', 'restore', '--saved-at', '1m').stdout
+        self.assertIn('deny (cleared)', out)
+
+    def test_bad_input(self):
+        for args, message in (
+                (('check', A, '--reason', 'reboot'), '“reboot” is not a reason'),
+                (('check', A, '--reason', 'restore', '--saved-at', 'yesterday'), 'is not a time'),
+                (('check', A, '--saved-at', '1d'), '--saved-at needs a restore --reason'),
+                (('check', 'App'), '“App” is not a valid application id'),
+                (('check',), 'takes one app id')):
+            self.assertIn(message, self.assertCtl(INVALID, *args).stderr, args)
+
+
+class MonitorTest(CtlTestCase):
+    def test_sees_changes_from_outside(self):
+        monitor = subprocess.Popen([CTL, 'monitor'], env=self.s.env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        self.addCleanup(lambda: monitor.poll() is None and monitor.kill())
+        out, err = Lines(monitor.stdout), Lines(monitor.stderr)
+        # It says when it is listening.
+        self.assertIn('Watching org.gnome.SessionRestore.Policy', err.next())
+
+        self.s.gsettings('set', 'max-age-days', '7')
+        self.assertEqual(out.next(), 'max-age-days: 7')
+        self.s.gsettings('set', 'login-restore', 'never')
+        self.assertEqual(out.next(), "login-restore: 'never'")
+        self.s.clear([A])
+        self.assertEqual(out.next(), f'cleared: {A}')
+        self.s.clear()
+        self.assertEqual(out.next(), 'cleared: all')
+        monitor.terminate()
+        self.assertEqual(monitor.wait(10), OK)
+
+
+class HelpTest(CtlTestCase):
+    start = False
+
+    def test_version_and_help_per_command(self):
+        self.assertRegex(self.assertCtl(OK, '--version').stdout, r'^session-restore-ctl \d+\.\d+\.\d+\n$')
+        overview = self.assertCtl(OK, '--help').stdout
+        for command in ('status', 'list', 'clear', 'exclude', 'include', 'get', 'set', 'check', 'monitor'):
+            self.assertIn(f'  {command} ', overview)
+            help_text = self.assertCtl(OK, command, '--help').stdout
+            self.assertIn(f'session-restore-ctl {command} [OPTION…]', help_text)
+            self.assertEqual(self.assertCtl(OK, 'help', command).stdout, help_text)
+        self.assertIn('--json', self.assertCtl(OK, 'list', '--help').stdout)
+        self.assertIn('--reason', self.assertCtl(OK, 'check', '--help').stdout)
+        self.assertIn('There is no command “frobnicate”', self.assertCtl(INVALID, 'frobnicate').stderr)
+        self.assertIn('Unknown option --frob', self.assertCtl(INVALID, 'list', '--frob').stderr)

@@ -1,0 +1,152 @@
+"""What the documentation promises: the examples of the help's Scripts page
+and of the README run as shown, the --json keys are the documented ones,
+the completion completes, and the files install where they belong."""
+import json
+import os
+import re
+import subprocess
+import unittest
+import xml.etree.ElementTree as ET
+
+from ctltest import CTL, OK, CtlTestCase
+from simulator import Simulator
+from srtest import BUILD_DIR, SOURCE_DIR
+
+MALLARD = '{http://projectmallard.org/1.0/}'
+
+
+def shell(session, line):
+    """A documented command line, run as a user would type it, with the
+    tool on PATH; (status, stdout and stderr together)."""
+    env = dict(session.env)
+    env['PATH'] = os.path.dirname(CTL) + ':' + env['PATH']
+    result = subprocess.run(['bash', '-c', line], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL,
+                            timeout=60)
+    return result.returncode, result.stdout.strip()
+
+
+def scripts_page_examples():
+    """(command, expected output) from the Scripts page's screen."""
+    page = ET.parse(os.path.join(SOURCE_DIR, 'help', 'C', 'scripts.page')).getroot()
+    section = page.find(f"{MALLARD}section[@id='ctl']")
+    examples = []
+    for element in section.find(f'{MALLARD}screen'):
+        if element.tag == f'{MALLARD}input':
+            examples.append([element.text, ''])
+        elif element.tag == f'{MALLARD}output' and element.get('style') != 'prompt':
+            examples[-1][1] += element.text
+    return examples
+
+
+def readme_examples():
+    with open(os.path.join(SOURCE_DIR, 'README.md')) as f:
+        text = f.read()
+    section = text.split('## The command line', 1)[1].split('\n## ', 1)[0]
+    block = re.search(r'```sh\n(.*?)```', section, re.S).group(1)
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def documented_json_keys():
+    with open(os.path.join(SOURCE_DIR, 'man', 'session-restore-ctl.1')) as f:
+        text = f.read()
+    block = text.split('are checked by tests/ctl.', 1)[1].split('end of app keys', 1)[0]
+    return re.findall(r'^\.TP\n\.B (\w+)$', block, re.M)
+
+
+class DocumentedExamplesTest(CtlTestCase):
+    def test_scripts_page(self):
+        examples = scripts_page_examples()
+        self.assertGreaterEqual(len(examples), 8)
+        for command, expected in examples:
+            status, output = shell(self.s, command)
+            if 'exit status' not in expected and '|' not in command:
+                self.assertEqual(status, OK, command)
+            self.assertEqual(output, expected.strip(), command)
+
+    def test_readme(self):
+        lines = readme_examples()
+        self.assertGreaterEqual(len(lines), 5)
+        for line in lines:
+            expected = re.search(r'# exit status (\d)', line)
+            status, output = shell(self.s, line)
+            self.assertEqual(status, int(expected.group(1)) if expected else OK, f'{line}\n{output}')
+        # They did what they say.
+        self.assertEqual(self.s.gsettings_value('restore-after-crash'), False)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), ['org.gnome.Terminal'])
+
+
+class JsonKeysTest(CtlTestCase):
+    def test_keys_are_the_documented_ones(self):
+        keys = documented_json_keys()
+        self.assertIn('app_id', keys)
+        self.assertEqual(len(keys), len(set(keys)))
+        sim = Simulator(self.s)
+        sim.save('org.example.Alpha')
+        doc = json.loads(self.ctl('list', '--json', 'org.example.Alpha', 'org.example.None').stdout)
+        self.assertEqual(sorted(doc), ['apps', 'total'])
+        self.assertEqual(sorted(doc['total']), ['apps', 'bytes', 'entries'])
+        self.assertEqual(len(doc['apps']), 2)
+        for app in doc['apps']:
+            self.assertEqual(list(app), keys)
+        with open(os.path.join(SOURCE_DIR, 'help', 'C', 'scripts.page')) as f:
+            page = f.read()
+        for key in keys:
+            self.assertIn(f'<code>{key}</code>', page)
+
+
+class CompletionTest(CtlTestCase):
+    def complete(self, *words):
+        """What bash completes for the words, the last being the one typed."""
+        script = os.path.join(SOURCE_DIR, 'ctl', 'session-restore-ctl.bash')
+        quoted = ' '.join(f"'{w}'" for w in ('session-restore-ctl',) + words)
+        line = (f'source {script}; COMP_WORDS=({quoted}); COMP_CWORD={len(words)}; '
+                f'_session_restore_ctl; printf "%s\\n" "${{COMPREPLY[@]}}"')
+        status, output = shell(self.s, line)
+        self.assertEqual(status, 0, output)
+        return sorted(output.split())
+
+    def test_commands_keys_values_and_apps(self):
+        self.assertEqual(self.complete('c'), ['check', 'clear'])
+        self.assertIn('monitor', self.complete(''))
+        self.assertEqual(self.complete('get', 'max'), ['max-age-days'])
+        self.assertEqual(len(self.complete('set', '')), 9)
+        self.assertEqual(self.complete('set', 'login-restore', ''), ['always', 'ask', 'never'])
+        self.assertEqual(self.complete('set', 'enabled', 'f'), ['false'])
+        self.assertEqual(self.complete('check', 'org.example.Alpha', '--reason', 're'), ['recover', 'restore'])
+        self.assertEqual(self.complete('list', '--'), ['--help', '--json'])
+        sim = Simulator(self.s)
+        sim.save('org.example.Alpha')
+        sim.save('org.example.Beta')
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Gamma', True)
+        self.assertEqual(self.complete('clear', 'org.example.'),
+                         ['org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'])
+        self.assertEqual(self.complete('include', ''), ['org.example.Gamma'])
+
+
+class InstallTest(unittest.TestCase):
+    def test_installed_where_they_belong(self):
+        result = subprocess.run(['meson', 'introspect', BUILD_DIR, '--installed'],
+                                capture_output=True, text=True, check=True)
+        installed = json.loads(result.stdout)
+        options = {o['name']: o['value'] for o in json.loads(subprocess.run(
+            ['meson', 'introspect', BUILD_DIR, '--buildoptions'],
+            capture_output=True, text=True, check=True).stdout)}
+        prefix = options['prefix']
+        self.assertEqual(installed[os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')],
+                         os.path.join(prefix, options['bindir'], 'session-restore-ctl'))
+        completion = installed[os.path.join(SOURCE_DIR, 'ctl', 'session-restore-ctl.bash')]
+        pkgconfig = subprocess.run(['pkg-config', '--define-variable=prefix=' + prefix,
+                                    '--variable=completionsdir', 'bash-completion'],
+                                   capture_output=True, text=True)
+        expected_dir = (pkgconfig.stdout.strip() if pkgconfig.returncode == 0
+                        else os.path.join(prefix, options['datadir'], 'bash-completion', 'completions'))
+        self.assertEqual(completion, os.path.join(expected_dir, 'session-restore-ctl'))
+        self.assertTrue(installed[os.path.join(SOURCE_DIR, 'man', 'session-restore-ctl.1')]
+                        .endswith('/man1/session-restore-ctl.1'))
+
+    def test_man_page_renders(self):
+        result = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z',
+                                 os.path.join(SOURCE_DIR, 'man', 'session-restore-ctl.1')],
+                                capture_output=True, text=True)
+        self.assertEqual((result.returncode, result.stderr), (0, ''))
