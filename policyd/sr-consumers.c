@@ -9,8 +9,9 @@
  *
  * A connection's latest question is kept in its SrCaller (written on any
  * thread, without a lock); the table learns it when the connection leaves
- * the bus and when the list is read. The file is written a minute after a
- * program is first seen, and when policyd exits: never on a check.
+ * the bus, when the list is read and when policyd exits. The file is
+ * written a minute after a program is first seen, and at exit: never on a
+ * check.
  *
  * Main thread only.
  *
@@ -29,11 +30,16 @@
 /* Beyond this many programs, something is making up names. */
 #define MAX_PROGRAMS 256
 #define STATE_TYPE G_VARIANT_TYPE ("a{sx}")
+/* A new program is written to disk this long after it first asked. */
+#define SAVE_DELAY_SECS 60
 
 struct _SrConsumers {
-  char *path;            /* (owned) */
-  GHashTable *last;      /* (owned) program → gint64 * (µs since the epoch) */
+  char *path;                /* (owned) */
+  GHashTable *last;          /* (owned) program → gint64 * (µs since the epoch) */
   gboolean dirty;
+  guint save_id;
+  SrCallerCache *callers;    /* (owned) (nullable): once watched */
+  gulong caller_left_id;
 };
 
 static void
@@ -86,8 +92,8 @@ sr_consumers_new (const char *path)
   return self;
 }
 
-void
-sr_consumers_save (SrConsumers *self)
+static void
+save (SrConsumers *self)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (STATE_TYPE);
   g_autoptr(GError) error = NULL;
@@ -105,27 +111,86 @@ sr_consumers_save (SrConsumers *self)
     self->dirty = FALSE;
 }
 
+/* The latest question of each caller still on the bus. */
+static void
+learn_live (SrConsumers *self)
+{
+  g_autoptr(GPtrArray) live = NULL;
+
+  if (self->callers == NULL)
+    return;
+  live = sr_caller_cache_dup_all (self->callers);
+  for (guint i = 0; i < live->len; i++)
+    {
+      SrCaller *caller = live->pdata[i];
+      gint64 last = __atomic_load_n (&caller->last_call, __ATOMIC_RELAXED);
+
+      if (last != 0 && g_hash_table_contains (self->last, caller->program))
+        set_last (self, caller->program, last);
+    }
+}
+
 void
 sr_consumers_free (SrConsumers *self)
 {
+  learn_live (self);
+  save (self);
+  g_clear_handle_id (&self->save_id, g_source_remove);
+  if (self->callers != NULL)
+    g_clear_signal_handler (&self->caller_left_id, self->callers);
+  g_clear_object (&self->callers);
   g_hash_table_unref (self->last);
   g_free (self->path);
   g_free (self);
 }
 
-/* Returns whether @program is new to the table; the caller then saves it
- * before long. */
+static gboolean
+on_save_cb (gpointer user_data)
+{
+  SrConsumers *self = user_data;
+
+  self->save_id = 0;
+  save (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A check or exit report from @caller, on the main thread. Returns
+ * whether its program is new to the list. */
 gboolean
 sr_consumers_note (SrConsumers *self,
-                   const char  *program,
+                   SrCaller    *caller,
                    gint64       when)
 {
-  gboolean known = g_hash_table_contains (self->last, program);
+  gboolean known = g_hash_table_contains (self->last, caller->program);
 
-  if (!known && g_hash_table_size (self->last) >= MAX_PROGRAMS)
+  __atomic_store_n (&caller->last_call, when, __ATOMIC_RELAXED);
+  if (known || g_hash_table_size (self->last) >= MAX_PROGRAMS)
     return FALSE;
-  set_last (self, program, when);
-  return !known;
+  set_last (self, caller->program, when);
+  if (self->save_id == 0)
+    self->save_id = g_timeout_add_seconds_full (G_PRIORITY_LOW, SAVE_DELAY_SECS,
+                                                on_save_cb, self, NULL);
+  return TRUE;
+}
+
+static void
+on_caller_left_cb (SrCallerCache *callers,
+                   SrCaller      *caller,
+                   SrConsumers   *self)
+{
+  gint64 last = __atomic_load_n (&caller->last_call, __ATOMIC_RELAXED);
+
+  if (last != 0 && g_hash_table_contains (self->last, caller->program))
+    set_last (self, caller->program, last);
+}
+
+void
+sr_consumers_watch (SrConsumers   *self,
+                    SrCallerCache *callers)
+{
+  self->callers = g_object_ref (callers);
+  self->caller_left_id = g_signal_connect (callers, "caller-left",
+                                           G_CALLBACK (on_caller_left_cb), self);
 }
 
 static int
@@ -138,12 +203,9 @@ compare_latest_first (gconstpointer a,
   return la < lb ? 1 : la > lb ? -1 : 0;
 }
 
-/* The Consumers property, a(sx), latest first. @live: (element-type
- * SrCaller) the callers on the bus now, whose latest questions are not in
- * the table yet. */
+/* The Consumers property, a(sx), latest first; floating. */
 GVariant *
 sr_consumers_list (SrConsumers *self,
-                   GPtrArray   *live,
                    gint64       now)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sx)"));
@@ -152,15 +214,7 @@ sr_consumers_list (SrConsumers *self,
   GHashTableIter iter;
   gpointer pair[2];
 
-  for (guint i = 0; live != NULL && i < live->len; i++)
-    {
-      SrCaller *caller = live->pdata[i];
-      gint64 last = __atomic_load_n (&caller->last_call, __ATOMIC_RELAXED);
-
-      if (last != 0 && g_hash_table_contains (self->last, caller->program))
-        set_last (self, caller->program, last);
-    }
-
+  learn_live (self);
   g_hash_table_iter_init (&iter, self->last);
   while (g_hash_table_iter_next (&iter, &pair[0], &pair[1]))
     if (*(gint64 *) pair[1] >= since)

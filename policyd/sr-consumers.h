@@ -6,19 +6,21 @@
 
 #include <glib.h>
 
+#include "sr-caller.h"
+
 G_BEGIN_DECLS
 
 typedef struct _SrConsumers SrConsumers;
 
-SrConsumers *sr_consumers_new  (const char   *path);
-void         sr_consumers_free (SrConsumers  *self);
-gboolean     sr_consumers_note (SrConsumers  *self,
-                                const char   *program,
-                                gint64        when);
-void         sr_consumers_save (SrConsumers  *self);
-GVariant    *sr_consumers_list (SrConsumers  *self,
-                                GPtrArray    *live,
-                                gint64        now);
+SrConsumers *sr_consumers_new   (const char     *path);
+void         sr_consumers_free  (SrConsumers    *self);
+void         sr_consumers_watch (SrConsumers    *self,
+                                 SrCallerCache  *callers);
+gboolean     sr_consumers_note  (SrConsumers    *self,
+                                 SrCaller       *caller,
+                                 gint64          when);
+GVariant    *sr_consumers_list  (SrConsumers    *self,
+                                 gint64          now);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrConsumers, sr_consumers_free)
 

@@ -45,13 +45,7 @@ struct _SrDaemon {
   guint registration_id;
   gulong settings_changed_id;
   gulong state_to_clear_id;
-  gulong caller_left_id;
-  guint save_consumers_id;
 };
-
-/* A new consumer is written to disk this long after it first asked: not
- * on the check itself. */
-#define SAVE_CONSUMERS_DELAY_SECS 60
 
 static SrDecisionContext
 decision_context (SrDaemon *self)
@@ -84,18 +78,7 @@ emit_properties_changed (SrDaemon           *self,
     g_warning ("Could not emit PropertiesChanged: %s", error->message);
 }
 
-static gboolean
-on_save_consumers_cb (gpointer user_data)
-{
-  SrDaemon *self = user_data;
-
-  self->save_consumers_id = 0;
-  sr_consumers_save (self->consumers);
-  return G_SOURCE_REMOVE;
-}
-
-/* A check or exit report came from @caller on the main thread: the
- * consumers list learns of it (see sr-consumers.c). */
+/* A check or exit report came from @caller on the main thread. */
 static void
 note_consumer (SrDaemon *self,
                SrCaller *caller,
@@ -103,15 +86,9 @@ note_consumer (SrDaemon *self,
 {
   static const char * const consumers[] = { "Consumers", NULL };
 
-  __atomic_store_n (&caller->last_call, now, __ATOMIC_RELAXED);
-  if (!sr_consumers_note (self->consumers, caller->program, now))
-    return;
-  emit_properties_changed (self, g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0),
-                           consumers);
-  if (self->save_consumers_id == 0)
-    self->save_consumers_id = g_timeout_add_seconds_full (G_PRIORITY_LOW,
-                                                          SAVE_CONSUMERS_DELAY_SECS,
-                                                          on_save_consumers_cb, self, NULL);
+  if (sr_consumers_note (self->consumers, caller, now))
+    emit_properties_changed (self, g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0),
+                             consumers);
 }
 
 static gboolean
@@ -417,10 +394,7 @@ get_property (SrDaemon   *self,
               const char *name)
 {
   if (g_str_equal (name, "Consumers"))
-    {
-      g_autoptr(GPtrArray) live = sr_caller_cache_dup_all (self->callers);
-      return g_variant_ref_sink (sr_consumers_list (self->consumers, live, g_get_real_time ()));
-    }
+    return g_variant_ref_sink (sr_consumers_list (self->consumers, g_get_real_time ()));
   return sr_settings_get_property (self->settings, name);
 }
 
@@ -554,17 +528,6 @@ on_settings_properties_changed_cb (SrSettings  *settings,
                            (const char * const *) invalidated_names);
 }
 
-static void
-on_caller_left_cb (SrCallerCache *callers,
-                   SrCaller      *caller,
-                   SrDaemon      *self)
-{
-  gint64 last = __atomic_load_n (&caller->last_call, __ATOMIC_RELAXED);
-
-  if (last != 0)
-    sr_consumers_note (self->consumers, caller->program, last);
-}
-
 SrDaemon *
 sr_daemon_new (SrSettings *settings)
 {
@@ -595,25 +558,16 @@ sr_daemon_free (SrDaemon *self)
   if (self->registration_id != 0)
     g_dbus_connection_unregister_object (self->bus, self->registration_id);
   g_clear_pointer (&self->maintenance, sr_maintenance_stop);
-  g_clear_handle_id (&self->save_consumers_id, g_source_remove);
   g_clear_signal_handler (&self->settings_changed_id, self->settings);
   g_clear_signal_handler (&self->state_to_clear_id, self->settings);
   /* Waits for queued removals: a clear that was promised is carried out. */
   sr_store_worker_shutdown (self->stores);
   g_clear_object (&self->stores);
   g_clear_object (&self->gate);
-  if (self->callers != NULL)
-    {
-      g_autoptr(GPtrArray) live = sr_caller_cache_dup_all (self->callers);
-
-      g_clear_signal_handler (&self->caller_left_id, self->callers);
-      for (guint i = 0; i < live->len; i++)
-        on_caller_left_cb (self->callers, live->pdata[i], self);
-      g_clear_object (&self->callers);
-    }
-  sr_consumers_save (self->consumers);
-  g_clear_object (&self->bus);
+  /* Learns the last questions of the callers still on the bus. */
   g_clear_pointer (&self->consumers, sr_consumers_free);
+  g_clear_object (&self->callers);
+  g_clear_object (&self->bus);
   g_clear_pointer (&self->clear_points, sr_clear_points_free);
   g_clear_pointer (&self->crash_guard, sr_crash_guard_free);
   g_clear_object (&self->settings);
@@ -639,8 +593,7 @@ sr_daemon_export (SrDaemon         *self,
 
   self->bus = g_object_ref (bus);
   self->callers = sr_caller_cache_new (bus);
-  self->caller_left_id = g_signal_connect (self->callers, "caller-left",
-                                           G_CALLBACK (on_caller_left_cb), self);
+  sr_consumers_watch (self->consumers, self->callers);
   polkit = sr_polkit_new ();
   self->gate = sr_gate_new (self->callers, polkit, self);
 
