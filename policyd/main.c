@@ -15,6 +15,17 @@
 #include "sr-daemon.h"
 #include "sr-settings.h"
 
+/* Exit statuses (session-restore-policyd(8)). A lost bus is a failure the
+ * unit restarts from (Restart=on-failure); losing the name to another
+ * instance, or finding it taken, is not something a restart mends
+ * (RestartPreventExitStatus=). */
+enum {
+  SR_EXIT_OK = 0,
+  SR_EXIT_FAILURE = 1,          /* the bus went away, or could not be reached */
+  SR_EXIT_USAGE = 2,
+  SR_EXIT_NAME_TAKEN = 3,       /* replaced, or owned by another process */
+};
+
 typedef struct {
   GMainLoop *loop;          /* (owned) */
   SrDaemon *daemon;         /* (owned) */
@@ -33,7 +44,7 @@ on_bus_acquired_cb (GDBusConnection *bus,
   if (!sr_daemon_export (ctx->daemon, bus, &error))
     {
       g_printerr ("Could not export %s: %s\n", SR_OBJECT_PATH, error->message);
-      ctx->exit_status = 1;
+      ctx->exit_status = SR_EXIT_FAILURE;
       g_main_loop_quit (ctx->loop);
     }
 }
@@ -56,19 +67,30 @@ on_name_lost_cb (GDBusConnection *bus,
 {
   Context *ctx = user_data;
 
-  /* GDBus reports a closed connection as a lost name with no bus. */
-  if (ctx->acquired)
-    g_message ("%s: %s, exiting", name,
-               bus != NULL ? "replaced by another instance" : "the bus went away");
+  /* GDBus reports a closed connection as a lost name with no bus. A
+   * connection can close under policyd without anything of its own going
+   * wrong: GLib 2.74's GDBus drops it on some valid messages (README,
+   * Reliability). Exit with a failure, so that the unit (or the next
+   * call, by D-Bus activation) starts policyd again. */
+  if (ctx->acquired && bus == NULL)
+    {
+      g_warning ("%s: the connection to the bus was closed; exiting to be restarted", name);
+      ctx->exit_status = SR_EXIT_FAILURE;
+    }
+  else if (ctx->acquired)
+    {
+      g_message ("%s: replaced by another instance, exiting", name);
+      ctx->exit_status = SR_EXIT_NAME_TAKEN;
+    }
   else if (bus == NULL)
     {
       g_printerr ("Could not connect to the session bus\n");
-      ctx->exit_status = 1;
+      ctx->exit_status = SR_EXIT_FAILURE;
     }
   else
     {
       g_printerr ("%s is owned by another process; use --replace to take over\n", name);
-      ctx->exit_status = 1;
+      ctx->exit_status = SR_EXIT_NAME_TAKEN;
     }
   g_main_loop_quit (ctx->loop);
 }
@@ -113,7 +135,7 @@ main (int    argc,
   if (!g_option_context_parse (options, &argc, &argv, &error))
     {
       g_printerr ("%s\n", error->message);
-      return 2;
+      return SR_EXIT_USAGE;
     }
 
   if (version)
@@ -129,7 +151,7 @@ main (int    argc,
   if (settings == NULL)
     {
       g_printerr ("%s\n", error->message);
-      return 1;
+      return SR_EXIT_FAILURE;
     }
 
   ctx.loop = g_main_loop_new (NULL, FALSE);

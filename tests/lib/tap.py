@@ -42,13 +42,15 @@ class TapResult(unittest.TestResult):
         super().addSkip(test, reason)
         self._line(True, test, f' # SKIP {reason}')
 
+    # TAP's TODO: "not ok # TODO" is the expected failure; "ok # TODO" an
+    # unexpected pass, which meson counts as a failure of the test.
     def addExpectedFailure(self, test, err):
         super().addExpectedFailure(test, err)
-        self._line(True, test, ' # TODO expected failure')
+        self._line(False, test, ' # TODO expected failure')
 
     def addUnexpectedSuccess(self, test):
         super().addUnexpectedSuccess(test)
-        self._line(False, test)
+        self._line(True, test, ' # TODO passed, but was expected to fail')
 
 
 def load(path):
