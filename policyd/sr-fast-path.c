@@ -21,6 +21,13 @@
  * held up by it (a flood of exits from one client would otherwise stall
  * everyone's checks).
  *
+ * NoteExit is also rate-limited per connection, here, before it reaches
+ * the main thread: NOTE_EXIT_BURST at once, then NOTE_EXIT_RATE a second.
+ * A session manager reports a few exits at a time; 20,000 in two seconds
+ * from one sandbox kept the main thread (and every new caller's first
+ * call) busy for 15 s. Beyond the limit, calls are answered Failed at once
+ * and count nothing.
+ *
  * The filter's state is its user data, freed by GDBus's destroy notify
  * once the filter can no longer run; sr_fast_path_close() only detaches
  * the daemon's objects from it, under its lock.
@@ -35,6 +42,7 @@
 
 #include "sr-bus.h"
 #include "sr-decide.h"
+#include "sr-error.h"
 #include "sr-fast-path.h"
 
 /* GDBus parses every incoming message on its worker thread into many small
@@ -47,6 +55,10 @@
  * (one of 64 MiB costs about 1.3 GiB while it is parsed and answered)
  * schedules one for as soon as the main thread is done with it. */
 #define TRIM_DELAY_SECS 2
+#define NOTE_EXIT_RATE 20
+#define NOTE_EXIT_BURST 200
+/* Past this many connections in the table, idle ones are forgotten. */
+#define MAX_SENDERS 4096
 #define LARGE_MESSAGE (1024 * 1024)
 
 struct _SrFastPath {
@@ -58,8 +70,7 @@ struct _SrFastPath {
   SrFastPathSources sources;     /* valid while open */
 
   GMutex exits_lock;
-  GHashTable *pending_exits;     /* (owned) sender → count of its NoteExit
-                                  * calls not finished yet */
+  GHashTable *senders;           /* (owned) sender → (owned) Sender */
 
   gint trim_due;                 /* (atomic) */
   gint calls_seen;               /* (atomic) method calls since last asked */
@@ -77,13 +88,52 @@ fast_path_clear (SrFastPath *self)
   g_object_unref (self->bus);
   g_rw_lock_clear (&self->lock);
   g_mutex_clear (&self->exits_lock);
-  g_hash_table_unref (self->pending_exits);
+  g_hash_table_unref (self->senders);
 }
 
 static void
 fast_path_unref (SrFastPath *self)
 {
   g_atomic_rc_box_release_full (self, (GDestroyNotify) fast_path_clear);
+}
+
+/* What the filter keeps of a connection that reports exits. */
+typedef struct {
+  guint pending;           /* its NoteExit calls not finished yet */
+  double tokens;           /* NoteExit calls it may still make now */
+  gint64 refilled_at;      /* monotonic µs */
+} Sender;
+
+/* With exits_lock held. */
+static Sender *
+lookup_sender (SrFastPath *self,
+               const char *name,
+               gint64      now)
+{
+  Sender *sender = g_hash_table_lookup (self->senders, name);
+
+  if (sender == NULL)
+    {
+      if (g_hash_table_size (self->senders) >= MAX_SENDERS)
+        {
+          GHashTableIter iter;
+          gpointer value;
+
+          g_hash_table_iter_init (&iter, self->senders);
+          while (g_hash_table_iter_next (&iter, NULL, &value))
+            if (((Sender *) value)->pending == 0)
+              g_hash_table_iter_remove (&iter);
+        }
+      sender = g_new0 (Sender, 1);
+      sender->tokens = NOTE_EXIT_BURST;
+      sender->refilled_at = now;
+      g_hash_table_insert (self->senders, g_strdup (name), sender);
+    }
+  sender->tokens = MIN (NOTE_EXIT_BURST,
+                        sender->tokens + (now - sender->refilled_at) * NOTE_EXIT_RATE /
+                                         (double) G_USEC_PER_SEC);
+  sender->refilled_at = now;
+  return sender;
 }
 
 /* A NoteExit still being handled; freed with its message, after its
@@ -98,15 +148,12 @@ static void
 pending_exit_done (PendingExit *exit)
 {
   SrFastPath *self = exit->fast_path;
-  guint count;
+  Sender *sender;
 
   g_mutex_lock (&self->exits_lock);
-  count = GPOINTER_TO_UINT (g_hash_table_lookup (self->pending_exits, exit->sender));
-  if (count <= 1)
-    g_hash_table_remove (self->pending_exits, exit->sender);
-  else
-    g_hash_table_insert (self->pending_exits, g_strdup (exit->sender),
-                         GUINT_TO_POINTER (count - 1));
+  sender = g_hash_table_lookup (self->senders, exit->sender);
+  if (sender != NULL && sender->pending > 0)
+    sender->pending--;
   g_mutex_unlock (&self->exits_lock);
 
   g_free (exit->sender);
@@ -114,34 +161,63 @@ pending_exit_done (PendingExit *exit)
   g_free (exit);
 }
 
-static void
+/* TRUE when the exit goes on to the main thread; FALSE when the
+ * connection is over its rate. */
+static gboolean
 note_pending_exit (SrFastPath   *self,
                    GDBusMessage *message,
-                   const char   *sender)
+                   const char   *name)
 {
-  PendingExit *exit = g_new0 (PendingExit, 1);
-  guint count;
+  PendingExit *exit;
+  Sender *sender;
 
-  exit->fast_path = fast_path_ref (self);
-  exit->sender = g_strdup (sender);
   g_mutex_lock (&self->exits_lock);
-  count = GPOINTER_TO_UINT (g_hash_table_lookup (self->pending_exits, sender));
-  g_hash_table_insert (self->pending_exits, g_strdup (sender), GUINT_TO_POINTER (count + 1));
+  sender = lookup_sender (self, name, g_get_monotonic_time ());
+  if (sender->tokens < 1)
+    {
+      g_mutex_unlock (&self->exits_lock);
+      return FALSE;
+    }
+  sender->tokens -= 1;
+  sender->pending++;
   g_mutex_unlock (&self->exits_lock);
+
+  exit = g_new0 (PendingExit, 1);
+  exit->fast_path = fast_path_ref (self);
+  exit->sender = g_strdup (name);
   g_object_set_data_full (G_OBJECT (message), "sr-pending-exit", exit,
                           (GDestroyNotify) pending_exit_done);
+  return TRUE;
 }
 
 static gboolean
 has_pending_exits (SrFastPath *self,
-                   const char *sender)
+                   const char *name)
 {
+  Sender *sender;
   gboolean pending;
 
   g_mutex_lock (&self->exits_lock);
-  pending = g_hash_table_contains (self->pending_exits, sender);
+  sender = g_hash_table_lookup (self->senders, name);
+  pending = sender != NULL && sender->pending > 0;
   g_mutex_unlock (&self->exits_lock);
   return pending;
+}
+
+static void
+reply_error (SrFastPath   *self,
+             GDBusMessage *message,
+             SrError       code,
+             const char   *text)
+{
+  g_autoptr(GDBusMessage) reply = NULL;
+  g_autoptr(GError) error = g_error_new_literal (SR_ERROR, code, text);
+  g_autofree char *name = g_dbus_error_encode_gerror (error);
+
+  if ((g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
+    return;
+  reply = g_dbus_message_new_method_error_literal (message, name, text);
+  g_dbus_connection_send_message (self->bus, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
 }
 
 /* With the reader lock held, the sources open. TRUE when @message was
@@ -168,8 +244,11 @@ answer_on_worker (SrFastPath   *self,
     return FALSE;
   if (g_strcmp0 (member, "NoteExit") == 0 && g_strcmp0 (signature, "sb") == 0)
     {
-      note_pending_exit (self, message, sender);
-      return FALSE;
+      if (note_pending_exit (self, message, sender))
+        return FALSE;
+      reply_error (self, message, SR_ERROR_FAILED,
+                   "Too many exit reports from this connection; this one was not counted");
+      return TRUE;
     }
   if (g_strcmp0 (member, "CheckSave") == 0 && g_strcmp0 (signature, "s") == 0)
     restore = FALSE;
@@ -279,7 +358,7 @@ sr_fast_path_open (GDBusConnection         *bus,
   self->bus = g_object_ref (bus);
   g_rw_lock_init (&self->lock);
   g_mutex_init (&self->exits_lock);
-  self->pending_exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->senders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->sources = *sources;
   self->open = TRUE;
   /* The filter holds a reference, given back by GDBus once the filter can

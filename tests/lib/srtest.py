@@ -57,10 +57,12 @@ BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
   <type>{type}</type>
   <listen>unix:path={socket}</listen>
   <auth>EXTERNAL</auth>
-  <!-- As the session bus (session.conf): messages up to 1 GB. -->
+  <!-- As the session bus (session.conf): messages up to 1 GB, 50,000
+       calls waiting for replies per connection. -->
   <limit name="max_incoming_bytes">1000000000</limit>
   <limit name="max_outgoing_bytes">1000000000</limit>
   <limit name="max_message_size">1000000000</limit>
+  <limit name="max_replies_per_connection">50000</limit>
   {servicedirs}
   <policy context="default">
     <allow user="*"/>
