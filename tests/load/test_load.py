@@ -188,9 +188,14 @@ class Churner:
 
     def _on_properties_changed(self, conn, sender, path, iface, name, params, data):
         seen = now_us()
-        _, changed, _ = params.unpack()
+        _, changed, invalidated = params.unpack()
         if self.waiting is not None and self.observed is None:
             prop, predicate = self.waiting
+            if prop in invalidated:
+                # App lists are announced by invalidation only (a sandboxed
+                # app hears PropertiesChanged too): read the value. One
+                # write is in flight at a time, so it is this write's.
+                changed = {prop: self.s.prop(prop)}
             if prop in changed and predicate(changed[prop]):
                 self.observed = seen
 
