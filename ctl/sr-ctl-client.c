@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "sr-app-id.h"
 #include "sr-bus.h"
 #include "sr-ctl.h"
 #include "sr-error.h"
@@ -221,23 +222,14 @@ sr_ctl_parse_options (GOptionContext   *context,
 
 /* The service checks app ids too; checking them here as well means a bad
  * one is reported before anything (a listing, a clear of the others) is
- * done, with the same rules (g_application_id_is_valid). */
+ * done, with the same rules (common/sr-app-id.c). */
 gboolean
 sr_ctl_validate_app_ids (char    **app_ids,
                          GError  **error)
 {
   for (guint i = 0; app_ids != NULL && app_ids[i] != NULL; i++)
-    {
-      if (!g_application_id_is_valid (app_ids[i]))
-        {
-          g_autofree char *shown = g_utf8_make_valid (app_ids[i], -1);
-          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                       "“%s” is not a valid application id (like org.example.App: two or more "
-                       "elements separated by dots, letters, digits, “_” and “-”, at most 255 characters)",
-                       shown);
-          return FALSE;
-        }
-    }
+    if (!sr_app_id_validate (app_ids[i], error))
+      return FALSE;
   return TRUE;
 }
 

@@ -247,6 +247,8 @@ check_set_app_excluded (gpointer   owner,
   g_variant_get (params, "(&sb)", &app_id, &excluded);
   if (!sr_app_id_validate (app_id, error))
     return FALSE;
+  if (!excluded && !sr_settings_check_include (self->settings, app_id, error))
+    return FALSE;
   list = g_variant_ref_sink (sr_settings_excluded_with (self->settings, app_id, excluded));
   return sr_settings_check_set (self->settings, "excluded-apps", list, error);
 }
@@ -267,7 +269,8 @@ run_set_app_excluded (gpointer               owner,
    * arrived: another change may have landed while polkit answered. */
   g_variant_get (params, "(&sb)", &app_id, &excluded);
   list = g_variant_ref_sink (sr_settings_excluded_with (self->settings, app_id, excluded));
-  if (!sr_settings_set (self->settings, "excluded-apps", list, &error))
+  if ((!excluded && !sr_settings_check_include (self->settings, app_id, &error)) ||
+      !sr_settings_set (self->settings, "excluded-apps", list, &error))
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
     return_after_stores_settle (self, invocation);

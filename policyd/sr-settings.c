@@ -487,6 +487,25 @@ sr_settings_set (SrSettings  *self,
   return TRUE;
 }
 
+/* Opting an app back in is refused when the administrator keeps it out:
+ * the user's list would change, and the app would stay excluded. */
+gboolean
+sr_settings_check_include (SrSettings  *self,
+                           const char  *app_id,
+                           GError     **error)
+{
+  g_auto(GStrv) admin = g_settings_get_strv (self->settings, "admin-excluded-apps");
+
+  if (g_strv_contains ((const char * const *) admin, app_id))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
+                   "“%s” is turned off by the administrator (“admin-excluded-apps”)",
+                   app_id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The user's list with @app_id added or removed, order kept. */
 GVariant *
 sr_settings_excluded_with (SrSettings *self,

@@ -28,6 +28,9 @@ gboolean        sr_settings_set               (SrSettings          *self,
                                                const char          *key,
                                                GVariant            *value,
                                                GError             **error);
+gboolean        sr_settings_check_include     (SrSettings          *self,
+                                               const char          *app_id,
+                                               GError             **error);
 GVariant       *sr_settings_excluded_with     (SrSettings          *self,
                                                const char          *app_id,
                                                gboolean             excluded);

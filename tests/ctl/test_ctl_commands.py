@@ -241,7 +241,7 @@ class SettingsTest(CtlTestCase):
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
         # A bad id among good ones: nothing is done.
         result = self.assertCtl(INVALID, 'exclude', B, 'org.example/../etc')
-        self.assertIn('“org.example/../etc” is not a valid application id', result.stderr)
+        self.assertIn('The app id contains “/” or “..”', result.stderr)
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
         self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
 
@@ -281,7 +281,7 @@ class CheckTest(CtlTestCase):
                 (('check', A, '--reason', 'reboot'), '“reboot” is not a reason'),
                 (('check', A, '--reason', 'restore', '--saved-at', 'yesterday'), 'is not a time'),
                 (('check', A, '--saved-at', '1d'), '--saved-at needs a restore --reason'),
-                (('check', 'App'), '“App” is not a valid application id'),
+                (('check', 'App!'), '“App!” is not a valid application id'),
                 (('check',), 'takes one app id')):
             self.assertIn(message, self.assertCtl(INVALID, *args).stderr, args)
 

@@ -39,6 +39,23 @@ class LockedTest(CtlTestCase):
         self.assertIn('(“excluded-apps”, locked by the administrator)', out)
 
 
+class AdminExcludedTest(CtlTestCase):
+    site = {'admin-excluded-apps': ['firefox-esr']}
+    locks = ('admin-excluded-apps',)
+
+    def test_include_of_an_admin_excluded_app_is_locked(self):
+        result = self.assertCtl(LOCKED, 'include', 'firefox-esr')
+        self.assertIn('turned off by the administrator', result.stderr)
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+
+    def test_ids_without_a_dot(self):
+        self.assertCtl(OK, 'exclude', 'vlc')
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), ['vlc'])
+        self.assertEqual(self.ctl('check', 'vlc').status, 1)
+        result = self.assertCtl(INVALID, 'exclude', 'vlc.desktop')
+        self.assertIn('without “.desktop”', result.stderr)
+
+
 class PolkitMockTest(CtlTestCase):
     def test_refusals_change_nothing(self):
         sim = Simulator(self.s)

@@ -6,7 +6,6 @@ from srtest import GLib, Gio, PolicydTestCase, BUS_NAME, OBJECT_PATH, IFACE
 
 BAD_APP_IDS = [
     '',
-    'noperiod',
     'org.example/../../etc',
     'org/example.App',
     '..',
@@ -15,8 +14,11 @@ BAD_APP_IDS = [
     'org.example.\x01App',
     '.org.example.App',
     'org.example.App.',
-    'org.1example.App',
     'org.exa mple.App',
+    'firefox-esr.desktop',
+    '-rf',
+    'org.example.App#1',
+    'org.example.*',
     'org.example.' + 'a' * 250,
 ]
 
@@ -37,6 +39,20 @@ class BadInputTest(PolicydTestCase):
                 self.assertDBusError('InvalidArgs', self.s.check_restore, app_id, 1)
                 self.assertDBusError('InvalidArgs', self.s.call, 'NoteExit', 'sb', app_id, False)
                 self.assertDBusError('InvalidArgs', self.s.call, 'SetAppExcluded', 'sb', app_id, True)
+
+    def test_desktop_file_names_get_a_hint(self):
+        message = self.assertDBusError('InvalidArgs', self.s.check_save, 'firefox-esr.desktop')
+        self.assertIn('the app id is “firefox-esr”', message)
+
+    def test_desktop_file_ids_without_a_dot(self):
+        # Debian names many apps so: firefox-esr, vlc, gimp.
+        for app_id in ('firefox-esr', 'vlc', 'org.1example.App', 'libreoffice-writer'):
+            with self.subTest(app_id=app_id):
+                self.assertEqual(self.s.check_save(app_id), (1, 'allowed'))
+                self.s.call('SetAppExcluded', 'sb', app_id, True)
+                self.assertEqual(self.s.check_restore(app_id, 1), (0, 'excluded'))
+                self.s.call('SetAppExcluded', 'sb', app_id, False)
+                self.s.clear([app_id])
 
     def test_bad_app_id_wins_over_disabled(self):
         self.s.set_setting('enabled', GLib.Variant('b', False))

@@ -61,10 +61,14 @@ class AdminListWithUserListTest(PolicydTestCase):
     locks = ('admin-excluded-apps',)
 
     def test_user_cannot_opt_back_in_to_admin_excluded_app(self):
-        # Removing it from the user's list is allowed (it is not there) but
-        # the admin's list still excludes it.
-        self.s.call('SetAppExcluded', 'sb', 'org.example.Banned', False)
+        # Locked, as the setting would be: success would claim a change
+        # that does not happen.
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Banned', True)
+        message = self.assertDBusError('Locked', self.s.call, 'SetAppExcluded', 'sb',
+                                       'org.example.Banned', False)
+        self.assertIn('turned off by the administrator', message)
         self.assertEqual(self.s.check_save('org.example.Banned'), (0, 'excluded'))
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), ['org.example.Banned'])
 
     def test_user_list_adds_to_admin_list(self):
         self.s.call('SetAppExcluded', 'sb', 'org.example.Mine', True)

@@ -1,8 +1,16 @@
 /* sr-app-id.c: what counts as an application id
  *
- * App ids end up in file names inside state directories, so the checks
- * below are what keeps a caller from naming a path. Each failure gets its
- * own message so that a consumer developer sees what is wrong.
+ * App ids name apps as desktops do: the desktop file id, the .desktop
+ * file's name without ".desktop" (Desktop Entry specification). Most are
+ * reverse-DNS ("org.gnome.TextEditor", as GApplication wants them), but
+ * many packaged apps have none: "firefox-esr", "vlc", "gimp". Matching is
+ * exact.
+ *
+ * App ids end up in file names inside state directories and in store
+ * patterns, so the checks below are what keeps a caller from naming a
+ * path: letters, digits and "._-+" only, no ".." and no "/", not starting
+ * with "." or "-". Each failure gets its own message so that a consumer
+ * developer sees what is wrong.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -14,6 +22,12 @@
 
 #include "sr-app-id.h"
 #include "sr-error.h"
+
+static gboolean
+is_id_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '.' || c == '_' || c == '-' || c == '+';
+}
 
 gboolean
 sr_app_id_validate (const char  *app_id,
@@ -47,8 +61,8 @@ sr_app_id_validate (const char  *app_id,
         }
     }
 
-  /* The validity check below rejects these too; they are named here
-   * because they are the ones that would escape a directory. */
+  /* The checks below reject these too; they are named here because they
+   * are the ones that would escape a directory. */
   if (strchr (app_id, '/') != NULL || strstr (app_id, "..") != NULL)
     {
       g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
@@ -56,11 +70,30 @@ sr_app_id_validate (const char  *app_id,
       return FALSE;
     }
 
-  if (!g_application_id_is_valid (app_id))
+  if (g_str_has_suffix (app_id, ".desktop"))
     {
-      g_autofree char *shown = g_utf8_make_valid (app_id, -1);
+      g_autofree char *shown = g_utf8_make_valid (app_id, len - strlen (".desktop"));
       g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                   "“%s” is not a valid application id", shown);
+                   "“%s.desktop” is a file name: the app id is “%s”, without “.desktop”",
+                   shown, shown);
+      return FALSE;
+    }
+
+  for (const char *p = app_id; *p != '\0'; p++)
+    if (!is_id_char (*p))
+      {
+        g_autofree char *shown = g_utf8_make_valid (app_id, -1);
+        g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                     "“%s” is not a valid application id: only letters, digits and "
+                     "“.”, “_”, “-”, “+” may be used", shown);
+        return FALSE;
+      }
+
+  if (app_id[0] == '.' || app_id[0] == '-' || app_id[len - 1] == '.')
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "“%s” is not a valid application id: it may not start with “.” or “-”, "
+                   "or end with “.”", app_id);
       return FALSE;
     }
 
