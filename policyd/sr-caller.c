@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gio/gunixfdlist.h>
@@ -254,9 +255,14 @@ identify_flatpak (int        root_fd,
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
   g_auto(SrFd) fd = -1;
+  struct stat st;
   gssize n;
 
-  fd = openat (root_fd, ".flatpak-info", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+  /* The caller controls its root: .flatpak-info may be a FIFO (whose open
+   * or read would block this thread), a device, or a directory. Open it
+   * without blocking and read it only if it is a regular file. */
+  fd = openat (root_fd, ".flatpak-info",
+               O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0)
     {
       int saved_errno = errno;
@@ -265,6 +271,13 @@ identify_flatpak (int        root_fd,
       g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                    "Could not read the caller's .flatpak-info: %s",
                    g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                           "The caller's .flatpak-info is not a regular file");
       return FALSE;
     }
 

@@ -3,6 +3,7 @@ bubblewrap, as Flatpak does) may ask about, and report on, its own app id
 and nothing else."""
 import os
 import subprocess
+import time
 
 from srtest import BUS_NAME, OBJECT_PATH, IFACE, PolicydTestCase
 
@@ -10,7 +11,7 @@ APP = 'org.example.Sandboxed'
 
 
 class SandboxTest(PolicydTestCase):
-    def sandboxed(self, info, *gdbus_args, command=None):
+    def sandboxed(self, info, *gdbus_args, command=None, timeout=None):
         """Runs gdbus call (or @command) inside a sandbox with @info as its
         .flatpak-info (or the bwrap arguments in @info)."""
         info_path = os.path.join(self.s.root, 'flatpak-info')
@@ -30,7 +31,8 @@ class SandboxTest(PolicydTestCase):
                    *(command or ['gdbus', 'call', '--session', '--dest', BUS_NAME,
                                  '--object-path', OBJECT_PATH,
                                  '--method', f'{IFACE}.{gdbus_args[0]}', *gdbus_args[1:]])]
-        result = subprocess.run(command, env=self.s.env, capture_output=True, text=True)
+        result = subprocess.run(command, env=self.s.env, capture_output=True, text=True,
+                                timeout=timeout)
         return result.stdout.strip(), result.stderr.strip()
 
     def flatpak(self, *args):
@@ -108,3 +110,20 @@ for app in ({APP!r}, {APP!r}, 'org.example.Other', {APP!r}, 'org.example.Other')
         self.flatpak('CheckSave', APP)
         self.assertEqual(self.s.check_save('org.example.Other'), (1, 'allowed'))
         self.s.call('SetAppExcluded', 'sb', 'org.example.Other', True)
+
+    def test_fifo_flatpak_info_fails_closed_promptly(self):
+        # Issue 13, A: a FIFO at the caller's /.flatpak-info blocked
+        # policyd's main thread in open() for good. It must be refused at
+        # once (fail closed), and policyd must go on answering others.
+        fifo = os.path.join(self.s.root, 'info-fifo')
+        os.mkfifo(fifo)
+        start = time.monotonic()
+        try:
+            result = self.sandboxed(['--bind', fifo, '/.flatpak-info'], 'CheckSave', APP,
+                                    timeout=20)
+        except subprocess.TimeoutExpired:
+            self.fail('a FIFO .flatpak-info hung the call')
+        self.assertNotAllowed(result)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertAlive()
+        self.assertEqual(self.s.check_save('org.example.Other'), (1, 'allowed'))
