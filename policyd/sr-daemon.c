@@ -617,6 +617,7 @@ sr_daemon_free (SrDaemon *self)
       g_clear_object (&self->callers);
     }
   sr_consumers_save (self->consumers);
+  sr_crash_guard_flush (self->crash_guard);
   g_clear_object (&self->bus);
   g_clear_pointer (&self->consumers, sr_consumers_free);
   g_clear_pointer (&self->clear_points, sr_clear_points_free);
