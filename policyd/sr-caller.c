@@ -94,9 +94,11 @@ on_name_owner_changed_cb (GDBusConnection *bus,
   if (name[0] == ':' && new_owner[0] == '\0')
     {
       g_autoptr(SrCaller) caller = NULL;
+      g_autofree char *key = NULL;
 
+      /* Stealing hands over the key too: it must be freed here. */
       g_mutex_lock (&self->lock);
-      g_hash_table_steal_extended (self->callers, name, NULL, (gpointer *) &caller);
+      g_hash_table_steal_extended (self->callers, name, (gpointer *) &key, (gpointer *) &caller);
       g_mutex_unlock (&self->lock);
       if (caller != NULL)
         g_signal_emit (self, signals[SIGNAL_CALLER_LEFT], 0, caller);
