@@ -53,6 +53,9 @@ char           *sr_caller_parse_flatpak_info (const char           *data,
                                               gsize                 len,
                                               GError              **error);
 char           *sr_caller_parse_snap_label   (const char           *label);
+gboolean        sr_caller_started_after      (guint64               start_time,
+                                              gint64                appeared_ns,
+                                              long                  ticks_per_sec);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCaller, sr_caller_unref)
 

@@ -370,6 +370,33 @@ test_state_file_corrupt_is_set_aside (void)
   remove_tmp (path);
 }
 
+/* Issue 13, D: without a pidfd, a process that started after its
+ * connection appeared on the bus (its pid was reused) is not the caller;
+ * the same clock tick is doubt, and refused too. */
+static void
+test_caller_started_after (void)
+{
+  const gint64 appeared = G_GINT64_CONSTANT (2412136789940);   /* tick 241213 at 100 Hz */
+
+  g_assert_false (sr_caller_started_after (241212, appeared, 100));
+  g_assert_false (sr_caller_started_after (0, appeared, 100));
+  g_assert_true (sr_caller_started_after (241213, appeared, 100));
+  g_assert_true (sr_caller_started_after (241214, appeared, 100));
+  g_assert_true (sr_caller_started_after (G_MAXUINT64, appeared, 100));
+  /* Another tick rate: 250 Hz, tick 603034. */
+  g_assert_false (sr_caller_started_after (603033, appeared, 250));
+  g_assert_true (sr_caller_started_after (603034, appeared, 250));
+  /* Doubt: no tick rate, or no time. */
+  g_assert_true (sr_caller_started_after (1, appeared, 0));
+  g_assert_true (sr_caller_started_after (1, appeared, -1));
+  g_assert_true (sr_caller_started_after (1, -1, 100));
+  /* Long uptimes do not overflow (ns × Hz would): a year at 1000 Hz. */
+  g_assert_false (sr_caller_started_after (G_GUINT64_CONSTANT (31535999999),
+                                           G_GINT64_CONSTANT (31536000000000000), 1000));
+  g_assert_true (sr_caller_started_after (G_GUINT64_CONSTANT (31536000000),
+                                          G_GINT64_CONSTANT (31536000000000000), 1000));
+}
+
 static void
 test_flatpak_info (void)
 {
@@ -419,6 +446,7 @@ main (int argc, char **argv)
   g_test_add_func ("/state-file/corrupt", test_state_file_corrupt_is_set_aside);
   g_test_add_func ("/caller/flatpak-info", test_flatpak_info);
   g_test_add_func ("/caller/snap-label", test_snap_label);
+  g_test_add_func ("/caller/started-after", test_caller_started_after);
 
   return g_test_run ();
 }
