@@ -542,13 +542,14 @@ read_program (guint32 pid)
   return g_strdup ("unknown");
 }
 
-/* @appeared_ns: when the caller's connection appeared on the bus
- * (CLOCK_BOOTTIME ns), or a time after that. */
-static SrCaller *
-identify (GVariant     *credentials,
-          GUnixFDList  *fds,
-          gint64        appeared_ns,
-          GError      **error)
+/* @credentials: GetConnectionCredentials's answer, with @fds its fds;
+ * @appeared_ns: when the caller's connection appeared on the bus
+ * (CLOCK_BOOTTIME ns), or a time after that. Exposed for tests. */
+SrCaller *
+sr_caller_identify (GVariant     *credentials,
+                    GUnixFDList  *fds,
+                    gint64        appeared_ns,
+                    GError      **error)
 {
   g_autoptr(SrCaller) caller = g_atomic_rc_box_new0 (SrCaller);
   g_autofree char *root_path = NULL;
@@ -666,7 +667,7 @@ on_credentials_ready_cb (GObject      *source,
     }
 
   credentials = g_variant_get_child_value (reply, 0);
-  caller = identify (credentials, fds, appeared (self, sender), &error);
+  caller = sr_caller_identify (credentials, fds, appeared (self, sender), &error);
   if (caller == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
