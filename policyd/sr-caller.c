@@ -11,6 +11,27 @@
  * Identification fails closed: a process whose root or security label
  * cannot be read is not assumed to be unsandboxed.
  *
+ * The bus tells the pid it saw when the connection was made. Where it also
+ * gives a pidfd (ProcessFD), that pins that very process; one whose process
+ * has exited is refused. dbus-daemon 1.14 gives no pidfd: a sandboxed process
+ * could connect, fork, exit, and leave its socket to a child; once a host
+ * process reused the pid, the child's first call would be taken for that
+ * host process (issue 13, D). So the cache notes when each unique name
+ * appeared on the bus (CLOCK_BOOTTIME, in a message filter, as the
+ * NameOwnerChanged signal is read, before any call from that name can be
+ * handled), and a process that started after its connection appeared is
+ * refused: it cannot be the one that connected. Start times are in clock
+ * ticks (10 ms): one in the same tick as the appearance is taken as
+ * before it (a C client connects within a few ms of starting; reusing a
+ * pid within the same 10 ms would take cycling through the whole pid
+ * space in that time). Names that appeared before the cache started are taken to have
+ * appeared when it started: a pid reused before policyd started (it is
+ * D-Bus activated) is not told apart.
+ *
+ * A snap is told by the security label the bus took when the connection
+ * was made (LinuxSecurityLabel), where it gives one, not by the label the
+ * pid has now.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-caller"
@@ -20,6 +41,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gio/gunixfdlist.h>
@@ -31,6 +54,15 @@
 
 #define FLATPAK_INFO_MAX (64 * 1024)
 
+/* When unique names appeared on the bus. Shared with the message filter,
+ * which runs on GDBus's worker thread and may outlive the cache briefly:
+ * refcounted. */
+typedef struct {
+  GMutex lock;
+  GHashTable *names;         /* unique name → gint64 CLOCK_BOOTTIME ns */
+  gint64 started;            /* CLOCK_BOOTTIME ns before the filter was added */
+} Appearances;
+
 struct _SrCallerCache {
   GObject parent_instance;
 
@@ -38,6 +70,8 @@ struct _SrCallerCache {
   GMutex lock;               /* guards changes to callers, reads off the main thread */
   GHashTable *callers;       /* (owned) unique name → (owned) SrCaller */
   guint name_owner_changed_id;
+  Appearances *appearances;  /* (owned) */
+  guint filter_id;
 };
 
 G_DEFINE_FINAL_TYPE (SrCallerCache, sr_caller_cache, G_TYPE_OBJECT)
@@ -78,6 +112,108 @@ sr_caller_may_ask_about (const SrCaller *caller,
          (app_id != NULL && g_strcmp0 (caller->app_id, app_id) == 0);
 }
 
+static gint64
+boottime_ns (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
+    return G_MAXINT64;   /* unknown: everything started before it */
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+static void
+appearances_clear (Appearances *appearances)
+{
+  g_hash_table_unref (appearances->names);
+  g_mutex_clear (&appearances->lock);
+}
+
+static void
+appearances_unref (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, (GDestroyNotify) appearances_clear);
+}
+
+/* On GDBus's worker thread, for every incoming message, in the order they
+ * arrive: notes the time a unique name appears. The NameOwnerChanged
+ * signal for a new name comes before any message from it, so the time is
+ * noted before that name's first call is handled. */
+static GDBusMessage *
+note_appearances_filter (GDBusConnection *bus,
+                         GDBusMessage    *message,
+                         gboolean         incoming,
+                         gpointer         user_data)
+{
+  Appearances *appearances = user_data;
+  GVariant *body;
+  const char *name, *old_owner, *new_owner;
+
+  if (!incoming ||
+      g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_SIGNAL ||
+      g_strcmp0 (g_dbus_message_get_sender (message), "org.freedesktop.DBus") != 0 ||
+      g_strcmp0 (g_dbus_message_get_member (message), "NameOwnerChanged") != 0 ||
+      g_strcmp0 (g_dbus_message_get_interface (message), "org.freedesktop.DBus") != 0)
+    return message;
+  body = g_dbus_message_get_body (message);
+  if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(sss)")))
+    return message;
+
+  g_variant_get (body, "(&s&s&s)", &name, &old_owner, &new_owner);
+  if (name[0] == ':' && old_owner[0] == '\0' && new_owner[0] != '\0')
+    {
+      gint64 *when = g_new (gint64, 1);
+
+      *when = boottime_ns ();
+      g_mutex_lock (&appearances->lock);
+      g_hash_table_replace (appearances->names, g_strdup (name), when);
+      g_mutex_unlock (&appearances->lock);
+    }
+  return message;
+}
+
+/* When @sender appeared on the bus (CLOCK_BOOTTIME ns). A name that
+ * appeared before the cache started has no time noted: it appeared no
+ * later than the start, which is taken instead. That refuses every process
+ * that started after policyd did, but not a pid reused before policyd
+ * started (say, before it was activated): that is beyond what a bus
+ * without ProcessFD lets us tell. */
+static gint64
+appeared (SrCallerCache *self,
+          const char    *sender)
+{
+  Appearances *appearances = self->appearances;
+  gint64 *when;
+  gint64 result;
+
+  g_mutex_lock (&appearances->lock);
+  when = g_hash_table_lookup (appearances->names, sender);
+  result = when != NULL ? *when : appearances->started;
+  g_mutex_unlock (&appearances->lock);
+  return result;
+}
+
+/* The decision, exposed for tests: whether a process that started at
+ * @start_time (clock ticks since boot, /proc/PID/stat) may have started
+ * after its connection appeared at @appeared_ns (CLOCK_BOOTTIME ns). Both
+ * clocks count from boot; the appearance is truncated to ticks as the
+ * kernel truncates start times. A start in the same tick (10 ms) as the
+ * appearance counts as before it: session-restore-ctl connects within a
+ * few ms of starting. No tick rate, or no time, counts as after. */
+gboolean
+sr_caller_started_after (guint64 start_time,
+                         gint64  appeared_ns,
+                         long    ticks_per_sec)
+{
+  guint64 appeared_ticks;
+
+  if (ticks_per_sec <= 0 || appeared_ns < 0)
+    return TRUE;
+  appeared_ticks = (guint64) (appeared_ns / 1000000000) * (guint64) ticks_per_sec +
+                   (guint64) (appeared_ns % 1000000000) * (guint64) ticks_per_sec / 1000000000;
+  return start_time > appeared_ticks;
+}
+
 static void
 on_name_owner_changed_cb (GDBusConnection *bus,
                           const char      *sender_name,
@@ -94,10 +230,15 @@ on_name_owner_changed_cb (GDBusConnection *bus,
   if (name[0] == ':' && new_owner[0] == '\0')
     {
       g_autoptr(SrCaller) caller = NULL;
+      g_autofree char *key = NULL;
 
+      /* Stealing hands over the key too: it must be freed here. */
       g_mutex_lock (&self->lock);
-      g_hash_table_steal_extended (self->callers, name, NULL, (gpointer *) &caller);
+      g_hash_table_steal_extended (self->callers, name, (gpointer *) &key, (gpointer *) &caller);
       g_mutex_unlock (&self->lock);
+      g_mutex_lock (&self->appearances->lock);
+      g_hash_table_remove (self->appearances->names, name);
+      g_mutex_unlock (&self->appearances->lock);
       if (caller != NULL)
         g_signal_emit (self, signals[SIGNAL_CALLER_LEFT], 0, caller);
     }
@@ -109,9 +250,12 @@ sr_caller_cache_finalize (GObject *object)
   SrCallerCache *self = SR_CALLER_CACHE (object);
 
   g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_changed_id);
+  /* The filter's data goes when GDBus is done with it. */
+  g_dbus_connection_remove_filter (self->bus, self->filter_id);
   g_hash_table_unref (self->callers);
   g_mutex_clear (&self->lock);
   g_object_unref (self->bus);
+  appearances_unref (self->appearances);
 
   G_OBJECT_CLASS (sr_caller_cache_parent_class)->finalize (object);
 }
@@ -144,6 +288,15 @@ sr_caller_cache_new (GDBusConnection *bus)
   SrCallerCache *self = g_object_new (SR_TYPE_CALLER_CACHE, NULL);
 
   self->bus = g_object_ref (bus);
+  /* Names that appear from now on are noted as they appear; those that
+   * appeared before count as having appeared now. */
+  self->appearances = g_atomic_rc_box_new0 (Appearances);
+  g_mutex_init (&self->appearances->lock);
+  self->appearances->names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->appearances->started = boottime_ns ();
+  self->filter_id = g_dbus_connection_add_filter (bus, note_appearances_filter,
+                                                  g_atomic_rc_box_acquire (self->appearances),
+                                                  appearances_unref);
   /* The subscription's user data is unowned: it is removed in finalize,
    * and signals are delivered on this (the main) thread. */
   self->name_owner_changed_id =
@@ -255,9 +408,14 @@ identify_flatpak (int        root_fd,
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
   g_auto(SrFd) fd = -1;
+  struct stat st;
   gssize n;
 
-  fd = openat (root_fd, ".flatpak-info", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+  /* The caller controls its root: .flatpak-info may be a FIFO (whose open
+   * or read would block this thread), a device, or a directory. Open it
+   * without blocking and read it only if it is a regular file. */
+  fd = openat (root_fd, ".flatpak-info",
+               O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0)
     {
       int saved_errno = errno;
@@ -266,6 +424,13 @@ identify_flatpak (int        root_fd,
       g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                    "Could not read the caller's .flatpak-info: %s",
                    g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                           "The caller's .flatpak-info is not a regular file");
       return FALSE;
     }
 
@@ -290,18 +455,21 @@ identify_flatpak (int        root_fd,
   return TRUE;
 }
 
+/* @bus_label: (nullable) the label the bus took when the connection was
+ * made; preferred to the one the pid has now. */
 static gboolean
-identify_snap (guint32    pid,
-               SrCaller  *caller,
-               GError   **error)
+identify_snap (guint32      pid,
+               const char  *bus_label,
+               SrCaller    *caller,
+               GError     **error)
 {
   g_autofree char *path = g_strdup_printf ("/proc/%u/attr/current", pid);
-  g_autofree char *label = NULL;
+  g_autofree char *label = g_strdup (bus_label);
   g_autoptr(GError) local_error = NULL;
 
   /* Without an LSM, or with one that is not AppArmor, there is no snap
    * label to find. */
-  if (!g_file_get_contents (path, &label, NULL, &local_error))
+  if (label == NULL && !g_file_get_contents (path, &label, NULL, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
           g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_INVAL))
@@ -376,13 +544,18 @@ read_program (guint32 pid)
   return g_strdup ("unknown");
 }
 
-static SrCaller *
-identify (GVariant     *credentials,
-          GUnixFDList  *fds,
-          GError      **error)
+/* @credentials: GetConnectionCredentials's answer, with @fds its fds;
+ * @appeared_ns: when the caller's connection appeared on the bus
+ * (CLOCK_BOOTTIME ns), or a time after that. Exposed for tests. */
+SrCaller *
+sr_caller_identify (GVariant     *credentials,
+                    GUnixFDList  *fds,
+                    gint64        appeared_ns,
+                    GError      **error)
 {
   g_autoptr(SrCaller) caller = g_atomic_rc_box_new0 (SrCaller);
   g_autofree char *root_path = NULL;
+  g_autofree char *bus_label = NULL;
   g_auto(SrFd) pidfd = -1;
   g_auto(SrFd) root_fd = -1;
   guint64 start_time_after;
@@ -396,12 +569,19 @@ identify (GVariant     *credentials,
       return NULL;
     }
 
-  /* A pidfd pins the process: its pid cannot be reused while we look. */
+  /* A pidfd pins the process that connected: its pid cannot be reused
+   * while we look. If that process has exited, whoever holds its socket
+   * now cannot be told: refused, not looked up by pid. */
   if (fds != NULL && g_variant_lookup (credentials, "ProcessFD", "h", &fd_index))
     {
       pidfd = g_unix_fd_list_get (fds, fd_index, NULL);
-      if (pidfd >= 0)
-        caller->pid = pid_from_pidfd (pidfd);
+      if (pidfd < 0 || (caller->pid = pid_from_pidfd (pidfd)) == 0)
+        {
+          g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                               "Cannot tell who is calling: the process that made the "
+                               "connection has exited");
+          return NULL;
+        }
     }
   if (caller->pid == 0 &&
       !g_variant_lookup (credentials, "ProcessID", "u", &caller->pid))
@@ -410,9 +590,23 @@ identify (GVariant     *credentials,
                            "The bus did not tell the caller's process");
       return NULL;
     }
+  /* The bus's label is the one of the process that connected, as it was
+   * then; a nul-terminated byte string. */
+  g_variant_lookup (credentials, "LinuxSecurityLabel", "^ay", &bus_label);
 
   root_path = g_strdup_printf ("/proc/%u/root", caller->pid);
   ok = read_start_time (caller->pid, &caller->start_time, error);
+  /* Without a pidfd, the pid is only what the bus saw at connect time: a
+   * process that started after the connection appeared is not the one
+   * that made it (its pid was reused). */
+  if (ok && pidfd < 0 &&
+      sr_caller_started_after (caller->start_time, appeared_ns, sysconf (_SC_CLK_TCK)))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                   "Cannot tell who is calling: process %u started after its connection "
+                   "to the bus was made", caller->pid);
+      ok = FALSE;
+    }
   if (ok)
     {
       root_fd = open (root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -426,7 +620,8 @@ identify (GVariant     *credentials,
         }
       else
         ok = identify_flatpak (root_fd, caller, error) &&
-             (caller->kind != SR_CALLER_HOST || identify_snap (caller->pid, caller, error));
+             (caller->kind != SR_CALLER_HOST ||
+              identify_snap (caller->pid, bus_label, caller, error));
     }
   if (ok)
     caller->program = caller->kind == SR_CALLER_HOST ? read_program (caller->pid)
@@ -474,7 +669,7 @@ on_credentials_ready_cb (GObject      *source,
     }
 
   credentials = g_variant_get_child_value (reply, 0);
-  caller = identify (credentials, fds, &error);
+  caller = sr_caller_identify (credentials, fds, appeared (self, sender), &error);
   if (caller == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <gio/gunixfdlist.h>
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,13 @@ char           *sr_caller_parse_flatpak_info (const char           *data,
                                               gsize                 len,
                                               GError              **error);
 char           *sr_caller_parse_snap_label   (const char           *label);
+SrCaller       *sr_caller_identify           (GVariant             *credentials,
+                                              GUnixFDList          *fds,
+                                              gint64                appeared_ns,
+                                              GError              **error);
+gboolean        sr_caller_started_after      (guint64               start_time,
+                                              gint64                appeared_ns,
+                                              long                  ticks_per_sec);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCaller, sr_caller_unref)
 

@@ -4,19 +4,36 @@
  * exit forgets them, and so does time: each exit noted also forgets every
  * app with no exit in the largest window the schema allows (a week), so
  * the table holds the apps that crashed lately, not every app that ever
- * did, and widening the window later still finds the exits within it. Times are wall-clock µs so that they mean the same
- * after policyd (or the machine) restarts. The table is written to disk
- * whenever it changes, which is on app exits only, never on a check.
+ * did, and widening the window later still finds the exits within it.
+ * Times are wall-clock µs so that they mean the same after policyd (or the
+ * machine) restarts.
+ *
+ * The table holds at most MAX_APPS apps: a new app beyond that evicts the
+ * app whose latest exit is oldest, so a caller inventing app ids cannot
+ * grow it (issue 13, C). A file written by an older policyd, or by anyone
+ * else, that is larger than that is not discarded: its newest apps are kept.
+ *
+ * The table is written to disk when it changes, which is on app exits
+ * only, never on a check, and at most once per WRITE_INTERVAL_MS: the first
+ * change after a quiet second is written at once; changes within the
+ * following second mark the table dirty and one write is scheduled for
+ * the end of that second (on the main context). sr_crash_guard_flush(),
+ * called when policyd exits (SIGTERM, SIGINT, a lost bus), writes what is
+ * pending. So a burst of exits costs one write per second, not one per
+ * exit; the price is that a SIGKILL (or a power cut) can lose the exits
+ * noted in the last second before it, never more.
  *
  * Exits are noted on the main thread; checks also come from GDBus's worker
  * thread, so the table is read and changed under a lock. The disk write
- * happens outside it.
+ * happens outside it, on the main thread.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-crash-guard"
 
 #include "config.h"
+
+#include <glib/gstdio.h>
 
 #include "sr-crash-guard.h"
 #include "sr-state-file.h"
@@ -25,38 +42,132 @@
 #define MAX_EXITS_KEPT 1000
 /* The schema's largest crash-loop-window, in seconds. */
 #define MAX_WINDOW_SECS (7 * 24 * 60 * 60)
+#define MAX_APPS SR_CRASH_GUARD_MAX_APPS
+/* At most one write per this many ms; see above. */
+#define WRITE_INTERVAL_MS 1000
 #define STATE_TYPE G_VARIANT_TYPE ("a{sax}")
+/* A file larger than this is not read at all: it is set aside. Below it,
+ * even a file over sr-state-file's limit is searched for its newest apps. */
+#define SALVAGE_MAX_BYTES ((gsize) 1024 * 1024 * 1024)
 
 struct _SrCrashGuard {
   char *path;          /* (owned) */
   GMutex lock;         /* guards exits */
   GHashTable *exits;   /* (owned) app id → GArray of gint64, oldest first */
+
+  /* Main thread only. */
+  gboolean dirty;      /* changed since the last write */
+  gint64 last_write;   /* monotonic µs of the last write, 0 for none */
+  GSource *write_source; /* (owned) (nullable) the scheduled write */
 };
+
+typedef struct {
+  gsize index;         /* in the file's array */
+  gint64 latest;
+} Candidate;
+
+static gint
+compare_newest_first (gconstpointer a,
+                      gconstpointer b)
+{
+  gint64 la = ((const Candidate *) a)->latest, lb = ((const Candidate *) b)->latest;
+
+  return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* Adds the newest MAX_APPS apps of @state (an a{sax}, possibly not in
+ * normal form: GVariant reads such data safely, with defaults for what
+ * does not parse), newest by their latest exit; of each, the newest
+ * MAX_EXITS_KEPT exits. Returns whether any app was left out. */
+static gboolean
+load_newest (SrCrashGuard *self,
+             GVariant     *state)
+{
+  gsize n_apps = g_variant_n_children (state);
+  g_autoptr(GArray) candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
+
+  for (gsize i = 0; i < n_apps; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (state, i);
+      g_autoptr(GVariant) times = g_variant_get_child_value (entry, 1);
+      gsize n;
+      const gint64 *values = g_variant_get_fixed_array (times, &n, sizeof (gint64));
+      Candidate candidate = { i, n > 0 ? values[n - 1] : G_MININT64 };
+
+      if (n > 0)
+        g_array_append_val (candidates, candidate);
+    }
+
+  g_array_sort (candidates, compare_newest_first);
+  for (guint i = 0; i < candidates->len && g_hash_table_size (self->exits) < MAX_APPS; i++)
+    {
+      const Candidate *candidate = &g_array_index (candidates, Candidate, i);
+      g_autoptr(GVariant) entry = g_variant_get_child_value (state, candidate->index);
+      g_autoptr(GVariant) times = g_variant_get_child_value (entry, 1);
+      const char *app_id;
+      gsize n;
+      const gint64 *values = g_variant_get_fixed_array (times, &n, sizeof (gint64));
+      gsize keep = MIN (n, MAX_EXITS_KEPT);
+      GArray *array;
+
+      g_variant_get_child (entry, 0, "&s", &app_id);
+      if (*app_id == '\0' || g_hash_table_contains (self->exits, app_id))
+        continue;
+      array = g_array_sized_new (FALSE, FALSE, sizeof (gint64), keep);
+      g_array_append_vals (array, values + (n - keep), keep);
+      g_hash_table_replace (self->exits, g_strdup (app_id), array);
+    }
+
+  if (candidates->len > MAX_APPS)
+    g_warning ("Crash counters: %s names %u apps; kept the %u that crashed last",
+               self->path, candidates->len, (guint) MAX_APPS);
+  return candidates->len > MAX_APPS;
+}
 
 static void
 load (SrCrashGuard *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) state = sr_state_file_load (self->path, STATE_TYPE, &error);
-  GVariantIter iter;
-  const char *app_id;
-  GVariant *times;
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GVariant) state = NULL;
+  gsize size;
 
-  if (error != NULL)
-    g_warning ("Crash counters: %s", error->message);
-  if (state == NULL)
-    return;
-
-  g_variant_iter_init (&iter, state);
-  while (g_variant_iter_loop (&iter, "{&s@ax}", &app_id, &times))
+  /* Most files are small and well formed: sr-state-file checks them (and
+   * sets aside one that does not parse). */
+  mapped = g_mapped_file_new (self->path, FALSE, NULL);
+  size = mapped != NULL ? g_mapped_file_get_length (mapped) : 0;
+  if (mapped == NULL || size <= SR_STATE_FILE_MAX)
     {
-      gsize n;
-      const gint64 *values = g_variant_get_fixed_array (times, &n, sizeof (gint64));
-      GArray *array = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
-
-      g_array_append_vals (array, values, MIN (n, MAX_EXITS_KEPT));
-      g_hash_table_replace (self->exits, g_strdup (app_id), array);
+      g_clear_pointer (&mapped, g_mapped_file_unref);
+      state = sr_state_file_load (self->path, STATE_TYPE, &error);
+      if (error != NULL)
+        g_warning ("Crash counters: %s", error->message);
+      /* What was kept of a table over the cap is written back. */
+      if (state != NULL)
+        self->dirty = load_newest (self, state);
+      return;
     }
+
+  /* A file over the limit (from a policyd without the cap on apps, say)
+   * is searched for its newest apps rather than thrown away; only one
+   * beyond reason is set aside. Read from the mapping, not copied. */
+  if (size > SALVAGE_MAX_BYTES)
+    {
+      g_autofree char *aside = g_strconcat (self->path, ".corrupt", NULL);
+
+      g_warning ("Crash counters: %s is %" G_GSIZE_FORMAT " bytes; moved it to %s and "
+                 "starting afresh", self->path, size, aside);
+      (void) g_rename (self->path, aside);
+      return;
+    }
+  g_warning ("Crash counters: %s is %" G_GSIZE_FORMAT " bytes, over the limit of %u; "
+             "keeping its newest apps", self->path, size, (guint) SR_STATE_FILE_MAX);
+  bytes = g_mapped_file_get_bytes (mapped);
+  state = g_variant_ref_sink (g_variant_new_from_bytes (STATE_TYPE, bytes, FALSE));
+  load_newest (self, state);
+  /* What is kept is written back, well under the limit. */
+  self->dirty = TRUE;
 }
 
 SrCrashGuard *
@@ -69,12 +180,19 @@ sr_crash_guard_new (const char *path)
   self->exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
   load (self);
+  if (self->dirty)
+    sr_crash_guard_flush (self);
   return self;
 }
 
 void
 sr_crash_guard_free (SrCrashGuard *self)
 {
+  if (self->write_source != NULL)
+    {
+      g_source_destroy (self->write_source);
+      g_source_unref (self->write_source);
+    }
   g_hash_table_unref (self->exits);
   g_mutex_clear (&self->lock);
   g_free (self->path);
@@ -126,6 +244,34 @@ prune (SrCrashGuard *self,
   return TRUE;
 }
 
+/* With the lock held, before adding an app: makes room for it by forgetting
+ * the app whose latest exit is oldest. */
+static void
+evict_for_new_app (SrCrashGuard *self)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  const char *oldest_app = NULL;
+  gint64 oldest = G_MAXINT64;
+
+  if (g_hash_table_size (self->exits) < MAX_APPS)
+    return;
+  g_hash_table_iter_init (&iter, self->exits);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GArray *array = value;
+      gint64 latest = array->len > 0 ? g_array_index (array, gint64, array->len - 1) : G_MININT64;
+
+      if (oldest_app == NULL || latest < oldest)
+        {
+          oldest_app = key;
+          oldest = latest;
+        }
+    }
+  if (oldest_app != NULL)
+    g_hash_table_remove (self->exits, oldest_app);
+}
+
 /* Forgets the apps none of whose exits could be in any window. Returns
  * whether any was forgotten. */
 static gboolean
@@ -151,6 +297,77 @@ forget_quiet_apps (SrCrashGuard *self,
   return forgot;
 }
 
+static gboolean
+write_now (SrCrashGuard  *self,
+           GError       **error)
+{
+  GVariant *state;
+
+  if (self->write_source != NULL)
+    {
+      g_source_destroy (self->write_source);
+      g_clear_pointer (&self->write_source, g_source_unref);
+    }
+  g_mutex_lock (&self->lock);
+  state = serialize (self);
+  g_mutex_unlock (&self->lock);
+  self->dirty = FALSE;
+  self->last_write = g_get_monotonic_time ();
+  /* Only the main thread writes, so writes land in order. */
+  return sr_state_file_save (self->path, state, error);
+}
+
+static gboolean
+on_write_due_cb (gpointer user_data)
+{
+  SrCrashGuard *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&self->write_source, g_source_unref);
+  if (self->dirty && !write_now (self, &error))
+    g_warning ("Could not save crash counters: %s", error->message);
+  return G_SOURCE_REMOVE;
+}
+
+/* On the main thread, after a change: writes now if the last write was
+ * over WRITE_INTERVAL_MS ago, else once that interval is over. */
+static gboolean
+changed (SrCrashGuard  *self,
+         GError       **error)
+{
+  gint64 since_write = g_get_monotonic_time () - self->last_write;
+
+  self->dirty = TRUE;
+  if (self->last_write == 0 || since_write >= WRITE_INTERVAL_MS * 1000)
+    return write_now (self, error);
+  if (self->write_source == NULL)
+    {
+      self->write_source = g_timeout_source_new (WRITE_INTERVAL_MS - since_write / 1000);
+      g_source_set_callback (self->write_source, on_write_due_cb, self, NULL);
+      g_source_set_static_name (self->write_source, "[policyd] crash counters write");
+      g_source_attach (self->write_source, g_main_context_get_thread_default ());
+    }
+  return TRUE;
+}
+
+/* Writes the counters now if a write is pending: at exit. */
+gboolean
+sr_crash_guard_flush (SrCrashGuard *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!self->dirty)
+    return TRUE;
+  if (!write_now (self, &error))
+    {
+      g_warning ("Could not save crash counters: %s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Notes an exit; the counters are written within WRITE_INTERVAL_MS (at
+ * once after a quiet second). Main thread only. */
 gboolean
 sr_crash_guard_note_exit (SrCrashGuard  *self,
                           const char    *app_id,
@@ -159,8 +376,7 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
                           guint          window_secs,
                           GError       **error)
 {
-  GVariant *state = NULL;
-  gboolean changed = FALSE;
+  gboolean changed_any = FALSE;
   GArray *array;
 
   g_mutex_lock (&self->lock);
@@ -168,26 +384,36 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
   if (voluntary)
     {
       if (array != NULL)
-        changed = g_hash_table_remove (self->exits, app_id);
+        changed_any = g_hash_table_remove (self->exits, app_id);
     }
   else
     {
       if (array == NULL)
         {
+          forget_quiet_apps (self, now);
+          evict_for_new_app (self);
           array = g_array_new (FALSE, FALSE, sizeof (gint64));
           g_hash_table_insert (self->exits, g_strdup (app_id), array);
         }
       g_array_append_val (array, now);
       prune (self, app_id, array, now, window_secs);
-      changed = TRUE;
+      changed_any = TRUE;
     }
-  changed |= forget_quiet_apps (self, now);
-  if (changed)
-    state = serialize (self);
+  changed_any |= forget_quiet_apps (self, now);
   g_mutex_unlock (&self->lock);
 
-  /* Only the main thread notes exits, so writes land in order. */
-  return state == NULL || sr_state_file_save (self->path, state, error);
+  return !changed_any || changed (self, error);
+}
+
+guint
+sr_crash_guard_n_apps (SrCrashGuard *self)
+{
+  guint n;
+
+  g_mutex_lock (&self->lock);
+  n = g_hash_table_size (self->exits);
+  g_mutex_unlock (&self->lock);
+  return n;
 }
 
 guint
@@ -231,12 +457,12 @@ sr_crash_guard_reset (SrCrashGuard  *self,
                       const char    *app_id,
                       GError       **error)
 {
-  GVariant *state = NULL;
+  gboolean removed;
 
   g_mutex_lock (&self->lock);
-  if (g_hash_table_remove (self->exits, app_id))
-    state = serialize (self);
+  removed = g_hash_table_remove (self->exits, app_id);
   g_mutex_unlock (&self->lock);
 
-  return state == NULL || sr_state_file_save (self->path, state, error);
+  /* An administrator's reset is rare: it is written at once. */
+  return !removed || write_now (self, error);
 }

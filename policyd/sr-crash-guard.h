@@ -10,8 +10,14 @@ G_BEGIN_DECLS
 
 typedef struct _SrCrashGuard SrCrashGuard;
 
+/* The most apps whose exits are kept: a new one beyond evicts the app
+ * whose latest exit is oldest. */
+#define SR_CRASH_GUARD_MAX_APPS 1024
+
 SrCrashGuard *sr_crash_guard_new       (const char    *path);
 void          sr_crash_guard_free      (SrCrashGuard  *self);
+gboolean      sr_crash_guard_flush     (SrCrashGuard  *self);
+guint         sr_crash_guard_n_apps    (SrCrashGuard  *self);
 gboolean      sr_crash_guard_note_exit (SrCrashGuard  *self,
                                         const char    *app_id,
                                         gboolean       voluntary,

@@ -538,13 +538,14 @@ sr_daemon_new (SrSettings *settings)
   g_autofree char *crash_path = sr_state_file_path ("crash-counters");
   g_autofree char *clear_path = sr_state_file_path ("clear-points");
   g_autofree char *consumers_path = sr_state_file_path ("consumers");
-  g_auto(GStrv) dirs = sr_store_default_dirs ();
+  guint first_user_dir;
+  g_auto(GStrv) dirs = sr_store_default_dirs (&first_user_dir);
 
   self->settings = g_object_ref (settings);
   self->crash_guard = sr_crash_guard_new (crash_path);
   self->clear_points = sr_clear_points_new (clear_path);
   self->consumers = sr_consumers_new (consumers_path);
-  self->stores = sr_store_worker_new ((const char * const *) dirs);
+  self->stores = sr_store_worker_new ((const char * const *) dirs, first_user_dir);
   self->state_to_clear_id =
     g_signal_connect (settings, "state-to-clear", G_CALLBACK (on_state_to_clear_cb), self);
   self->settings_changed_id =
@@ -568,6 +569,7 @@ sr_daemon_free (SrDaemon *self)
   g_clear_object (&self->stores);
   g_clear_object (&self->gate);
   /* Learns the last questions of the callers still on the bus. */
+  sr_crash_guard_flush (self->crash_guard);
   g_clear_pointer (&self->consumers, sr_consumers_free);
   g_clear_object (&self->callers);
   g_clear_object (&self->bus);

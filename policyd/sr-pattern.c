@@ -109,6 +109,14 @@ sr_pattern_new (const char  *pattern,
   return g_steal_pointer (&self);
 }
 
+/* Whether the pattern ends in literal text: then it matches only names
+ * that end so ("{app}#*.state"), not every name ("*", "{app}*"). */
+gboolean
+sr_pattern_ends_in_text (const SrPattern *self)
+{
+  return self->n_tokens > 0 && self->tokens[self->n_tokens - 1].kind == TOKEN_TEXT;
+}
+
 gboolean
 sr_pattern_has_app (const SrPattern *self)
 {

@@ -17,6 +17,7 @@ SrPattern *sr_pattern_new     (const char       *pattern,
                                GError          **error);
 void       sr_pattern_free    (SrPattern        *self);
 gboolean   sr_pattern_has_app (const SrPattern  *self);
+gboolean   sr_pattern_ends_in_text (const SrPattern *self);
 gboolean   sr_pattern_match   (const SrPattern  *self,
                                const char       *name,
                                char            **out_app);

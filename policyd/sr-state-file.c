@@ -21,9 +21,6 @@
 #include "sr-serialized.h"
 #include "sr-state-file.h"
 
-/* State files hold a few hundred bytes per app; anything far larger is
- * not ours. */
-#define STATE_FILE_MAX (64 * 1024 * 1024)
 
 char *
 sr_state_file_path (const char *name)
@@ -55,7 +52,7 @@ sr_state_file_load (const char          *path,
     }
 
   bytes = g_mapped_file_get_bytes (mapped);
-  value = sr_serialized_load (type, bytes, STATE_FILE_MAX, &local_error);
+  value = sr_serialized_load (type, bytes, SR_STATE_FILE_MAX, &local_error);
   if (value == NULL)
     {
       g_autofree char *aside = g_strconcat (path, ".corrupt", NULL);

@@ -8,6 +8,10 @@
 
 G_BEGIN_DECLS
 
+/* State files hold a few hundred bytes per app; anything far larger is
+ * not ours. */
+#define SR_STATE_FILE_MAX (64 * 1024 * 1024)
+
 char     *sr_state_file_path (const char          *name);
 GVariant *sr_state_file_load (const char          *path,
                               const GVariantType  *type,

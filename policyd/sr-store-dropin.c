@@ -17,6 +17,13 @@
  * a later file of the same name replaces an earlier one. One that does not
  * parse is reported and skipped; the others still count.
  *
+ * Retention and Clear delete what a store's pattern matches, so a drop-in
+ * decides what policyd deletes. Every pattern must end in literal text
+ * ("{app}#*.state", "session.gvdb"; not "*" or "{app}*"). The user's own
+ * drop-ins can be written by anything running as the user: their stores
+ * must lie inside $XDG_STATE_HOME, $XDG_DATA_HOME or ~/.var/app (issue 13:
+ * "Directory=$HOME", "Pattern=*" deleted an old ~/Thesis.odt at start-up).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-store-dropin"
@@ -182,11 +189,54 @@ parse_format (SrStore     *store,
   return FALSE;
 }
 
+/* Whether @path is @base or below it; both absolute and canonical. */
+static gboolean
+path_is_within (const char *path,
+                const char *base)
+{
+  gsize len = strlen (base);
+
+  return strncmp (path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* A user drop-in's root must be inside one of the user's state
+ * directories; a base that is $HOME or above it (XDG_STATE_HOME=$HOME)
+ * confines nothing and does not count. */
+static gboolean
+check_user_root (const char  *root,
+                 GError     **error)
+{
+  g_autofree char *home = g_canonicalize_filename (g_get_home_dir (), "/");
+  g_autofree char *flatpak_apps = g_build_filename (home, ".var", "app", NULL);
+  g_autofree char *canonical_root = g_canonicalize_filename (root, "/");
+  const char *bases[] = { g_get_user_state_dir (), g_get_user_data_dir (), flatpak_apps };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bases); i++)
+    {
+      g_autofree char *base = NULL;
+
+      if (bases[i] == NULL || !g_path_is_absolute (bases[i]))
+        continue;
+      base = g_canonicalize_filename (bases[i], "/");
+      if (path_is_within (home, base))
+        continue;
+      if (path_is_within (canonical_root, base))
+        return TRUE;
+    }
+
+  g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+               "Directory: “%s” is outside the user's state directories: a user's "
+               "drop-in may only name stores inside $XDG_STATE_HOME, $XDG_DATA_HOME "
+               "or $HOME/.var/app", root);
+  return FALSE;
+}
+
 /* @name: the drop-in's file name without ".store". */
 SrStore *
-sr_store_load_key_file (GKeyFile    *file,
-                        const char  *name,
-                        GError     **error)
+sr_store_load_key_file (GKeyFile       *file,
+                        const char     *name,
+                        SrStoreOrigin   origin,
+                        GError        **error)
 {
   g_autoptr(SrStore) store = g_new0 (SrStore, 1);
   g_autofree char *kind = NULL;
@@ -232,6 +282,13 @@ sr_store_load_key_file (GKeyFile    *file,
   if (store->matcher == NULL)
     return NULL;
   pattern_has_app = sr_pattern_has_app (store->matcher);
+  if (!sr_pattern_ends_in_text (store->matcher))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                   "Pattern: “%s” must end in literal text (like “{app}#*.state”): "
+                   "it would match every file name", store->pattern);
+      return NULL;
+    }
 
   expanded = expand_directory (directory, error);
   if (expanded == NULL)
@@ -260,6 +317,8 @@ sr_store_load_key_file (GKeyFile    *file,
                            "Directory: the root may not be /");
       return NULL;
     }
+  if (origin == SR_STORE_ORIGIN_USER && !check_user_root (store->root, error))
+    return NULL;
 
   if (store->kind == SR_STORE_WHOLE_FILE && (pattern_has_app || store->app_subdir != NULL))
     {
@@ -284,8 +343,9 @@ sr_store_load_key_file (GKeyFile    *file,
 }
 
 SrStore *
-sr_store_load_file (const char  *path,
-                    GError     **error)
+sr_store_load_file (const char     *path,
+                    SrStoreOrigin   origin,
+                    GError        **error)
 {
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autofree char *basename = g_path_get_basename (path);
@@ -297,7 +357,7 @@ sr_store_load_file (const char  *path,
 
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, error))
     return NULL;
-  return sr_store_load_key_file (file, basename, error);
+  return sr_store_load_key_file (file, basename, origin, error);
 }
 
 /* Matches a file name; for patterns with {app}, the app id must be valid. */
@@ -321,8 +381,10 @@ sr_store_match (const SrStore  *store,
   return TRUE;
 }
 
+/* The system's directories, then the user's, from
+ * *@out_first_user_dir on. */
 char **
-sr_store_default_dirs (void)
+sr_store_default_dirs (guint *out_first_user_dir)
 {
   g_autoptr(GStrvBuilder) dirs = g_strv_builder_new ();
 
@@ -332,6 +394,7 @@ sr_store_default_dirs (void)
                                             "stores.d", NULL);
 
   g_strv_builder_add_many (dirs, system, admin, user, NULL);
+  *out_first_user_dir = 2;
   return g_strv_builder_end (dirs);
 }
 
@@ -344,14 +407,29 @@ compare_names (gconstpointer a,
   return strcmp (sa->name, sb->name);
 }
 
-/* Loads the drop-ins of @dirs, later directories winning by file name. */
-GPtrArray *
-sr_store_load_dirs (const char * const *dirs)
+typedef struct {
+  char *path;
+  SrStoreOrigin origin;
+} DropIn;
+
+static void
+drop_in_free (DropIn *drop_in)
 {
-  g_autoptr(GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_free (drop_in->path);
+  g_free (drop_in);
+}
+
+/* Loads the drop-ins of @dirs, later directories winning by file name;
+ * those of @dirs[@first_user_dir] and after are the user's (confined). */
+GPtrArray *
+sr_store_load_dirs (const char * const *dirs,
+                    guint               first_user_dir)
+{
+  g_autoptr(GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) drop_in_free);
   g_autoptr(GPtrArray) stores = g_ptr_array_new_with_free_func ((GDestroyNotify) sr_store_free);
   GHashTableIter iter;
-  gpointer name, path;
+  gpointer name, value;
 
   for (guint i = 0; dirs[i] != NULL; i++)
     {
@@ -360,17 +438,30 @@ sr_store_load_dirs (const char * const *dirs)
 
       while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
         if (g_str_has_suffix (entry, ".store") && entry[0] != '.')
-          g_hash_table_replace (by_name, g_strdup (entry), g_build_filename (dirs[i], entry, NULL));
+          {
+            DropIn *drop_in = g_new0 (DropIn, 1);
+
+            drop_in->path = g_build_filename (dirs[i], entry, NULL);
+            drop_in->origin = i >= first_user_dir ? SR_STORE_ORIGIN_USER : SR_STORE_ORIGIN_SYSTEM;
+            g_hash_table_replace (by_name, g_strdup (entry), drop_in);
+          }
     }
 
   g_hash_table_iter_init (&iter, by_name);
-  while (g_hash_table_iter_next (&iter, &name, &path))
+  while (g_hash_table_iter_next (&iter, &name, &value))
     {
+      const DropIn *drop_in = value;
       g_autoptr(GError) error = NULL;
-      SrStore *store = sr_store_load_file (path, &error);
+      SrStore *store = sr_store_load_file (drop_in->path, drop_in->origin, &error);
 
-      if (store == NULL)
-        g_warning ("Ignoring the store drop-in %s: %s", (const char *) path, error->message);
+      /* A refused drop-in (one that would let retention or Clear delete
+       * what is not app state) is said loudly: its store is not cleared. */
+      if (store == NULL && g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
+        g_warning ("Refusing the %s store drop-in %s: %s",
+                   drop_in->origin == SR_STORE_ORIGIN_USER ? "user's" : "system",
+                   drop_in->path, error->message);
+      else if (store == NULL)
+        g_warning ("Ignoring the store drop-in %s: %s", drop_in->path, error->message);
       else
         g_ptr_array_add (stores, store);
     }

@@ -22,6 +22,15 @@ typedef enum {
   SR_STORE_FORMAT_GNOME_SESSION, /* entries: sr-format-gnome-session.c */
 } SrStoreFormat;
 
+/* Where a drop-in was read from: what it may name. */
+typedef enum {
+  SR_STORE_ORIGIN_SYSTEM, /* $datadir or /etc: written by the distribution or
+                           * the administrator */
+  SR_STORE_ORIGIN_USER,   /* $XDG_CONFIG_HOME: anything running as the user
+                           * can write it, so its stores are confined to the
+                           * user's state directories */
+} SrStoreOrigin;
+
 typedef struct {
   char *name;            /* (owned) the drop-in's name without ".store" */
   char *description;     /* (owned) */
@@ -35,13 +44,16 @@ typedef struct {
 } SrStore;
 
 SrStore   *sr_store_load_file     (const char          *path,
+                                   SrStoreOrigin        origin,
                                    GError             **error);
 SrStore   *sr_store_load_key_file (GKeyFile            *file,
                                    const char          *name,
+                                   SrStoreOrigin        origin,
                                    GError             **error);
 void       sr_store_free          (SrStore             *store);
-GPtrArray *sr_store_load_dirs     (const char * const  *dirs);
-char     **sr_store_default_dirs  (void);
+GPtrArray *sr_store_load_dirs     (const char * const  *dirs,
+                                   guint                first_user_dir);
+char     **sr_store_default_dirs  (guint               *out_first_user_dir);
 gboolean   sr_store_match         (const SrStore       *store,
                                    const char          *file_name,
                                    char               **out_app_id);

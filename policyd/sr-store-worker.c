@@ -19,6 +19,7 @@ struct _SrStoreWorker {
   GObject parent_instance;
 
   char **dirs;           /* (owned): where the drop-ins are */
+  guint first_user_dir;  /* dirs[first_user_dir] and after are the user's */
   GPtrArray *stores;     /* (owned) (element-type SrStore) (nullable): read by
                           * the worker before its first job, and only used
                           * there */
@@ -177,7 +178,8 @@ run_job (gpointer data,
   /* The drop-ins are read here rather than at start-up: start-up is
    * then only what answering a check needs. */
   if (self->stores == NULL)
-    self->stores = sr_store_load_dirs ((const char * const *) self->dirs);
+    self->stores = sr_store_load_dirs ((const char * const *) self->dirs,
+                                       self->first_user_dir);
 
   switch (job->kind)
     {
@@ -227,11 +229,13 @@ sr_store_worker_init (SrStoreWorker *self)
 }
 
 SrStoreWorker *
-sr_store_worker_new (const char * const *dirs)
+sr_store_worker_new (const char * const *dirs,
+                     guint               first_user_dir)
 {
   SrStoreWorker *self = g_object_new (SR_TYPE_STORE_WORKER, NULL);
 
   self->dirs = g_strdupv ((char **) dirs);
+  self->first_user_dir = first_user_dir;
   return self;
 }
 

@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 #define SR_TYPE_STORE_WORKER (sr_store_worker_get_type ())
 G_DECLARE_FINAL_TYPE (SrStoreWorker, sr_store_worker, SR, STORE_WORKER, GObject)
 
-SrStoreWorker *sr_store_worker_new            (const char * const  *dirs);
+SrStoreWorker *sr_store_worker_new            (const char * const  *dirs,
+                                                guint                first_user_dir);
 void       sr_store_worker_shutdown       (SrStoreWorker           *self);
 void       sr_store_worker_list_async     (SrStoreWorker           *self,
                                       GAsyncReadyCallback  callback,

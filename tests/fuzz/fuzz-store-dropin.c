@@ -68,7 +68,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   if (!g_key_file_load_from_data (file, text, text_len, G_KEY_FILE_NONE, NULL))
     return 0;
 
-  store = sr_store_load_key_file (file, "fuzz", &error);
+  store = sr_store_load_key_file (file, "fuzz", SR_STORE_ORIGIN_USER, &error);
   if (store == NULL)
     {
       g_assert_nonnull (error);

@@ -41,8 +41,8 @@ class TheseAppsNeverTest(PolicydTestCase):
         for app in apps:
             self.assertEqual(self.s.check_save(app), (0, 'excluded'))
             self.assertEqual(self.s.check_restore(app, 3), (0, 'excluded'))
-            # Letting it back in through the user's list changes nothing.
-            self.s.call('SetAppExcluded', 'sb', app, False)
+            # Letting it back in through the user's list is locked.
+            self.assertDBusError('Locked', self.s.call, 'SetAppExcluded', 'sb', app, False)
             self.assertEqual(self.s.check_save(app), (0, 'excluded'))
         self.assertDBusError('InvalidArgs', self.s.set_setting, 'admin-excluded-apps',
                              GLib.Variant('as', []))

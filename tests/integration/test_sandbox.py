@@ -1,16 +1,21 @@
 """Sandboxed callers: a process whose root holds a .flatpak-info (made with
 bubblewrap, as Flatpak does) may ask about, and report on, its own app id
 and nothing else."""
+import json
 import os
+import shutil
 import subprocess
+import sys
+import time
+import unittest
 
-from srtest import BUS_NAME, OBJECT_PATH, IFACE, PYTHON, PolicydTestCase
+from srtest import BUS_NAME, OBJECT_PATH, IFACE, PYTHON, PolicydTestCase, Session
 
 APP = 'org.example.Sandboxed'
 
 
 class SandboxTest(PolicydTestCase):
-    def sandboxed(self, info, *gdbus_args, command=None):
+    def sandboxed(self, info, *gdbus_args, command=None, timeout=None):
         """Runs gdbus call (or @command) inside a sandbox with @info as its
         .flatpak-info (or the bwrap arguments in @info)."""
         info_path = os.path.join(self.s.root, 'flatpak-info')
@@ -30,7 +35,8 @@ class SandboxTest(PolicydTestCase):
                    *(command or ['gdbus', 'call', '--session', '--dest', BUS_NAME,
                                  '--object-path', OBJECT_PATH,
                                  '--method', f'{IFACE}.{gdbus_args[0]}', *gdbus_args[1:]])]
-        result = subprocess.run(command, env=self.s.env, capture_output=True, text=True)
+        result = subprocess.run(command, env=self.s.env, capture_output=True, text=True,
+                                timeout=timeout)
         return result.stdout.strip(), result.stderr.strip()
 
     def flatpak(self, *args):
@@ -108,3 +114,169 @@ for app in ({APP!r}, {APP!r}, 'org.example.Other', {APP!r}, 'org.example.Other')
         self.flatpak('CheckSave', APP)
         self.assertEqual(self.s.check_save('org.example.Other'), (1, 'allowed'))
         self.s.call('SetAppExcluded', 'sb', 'org.example.Other', True)
+
+    def test_fifo_flatpak_info_fails_closed_promptly(self):
+        # Issue 13, A: a FIFO at the caller's /.flatpak-info blocked
+        # policyd's main thread in open() for good. It must be refused at
+        # once (fail closed), and policyd must go on answering others.
+        fifo = os.path.join(self.s.root, 'info-fifo')
+        os.mkfifo(fifo)
+        start = time.monotonic()
+        try:
+            result = self.sandboxed(['--bind', fifo, '/.flatpak-info'], 'CheckSave', APP,
+                                    timeout=20)
+        except subprocess.TimeoutExpired:
+            self.fail('a FIFO .flatpak-info hung the call')
+        self.assertNotAllowed(result)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertAlive()
+        self.assertEqual(self.s.check_save('org.example.Other'), (1, 'allowed'))
+
+
+# Issue 13, D: a connection is identified at its first call, from the pid
+# the bus recorded when it connected (dbus-daemon 1.14 gives no pidfd). A
+# sandboxed process connects, forks and exits; its child keeps the socket.
+# Once a host process has the pid, the child's first call was taken for
+# that host process. The test makes the pid reuse happen for sure: the whole
+# session runs in a new pid namespace, where the test (as root) sets
+# ns_last_pid so that the next process it starts gets the freed pid.
+
+# Run inside the sandbox: connects over a raw socket (GDBus does not
+# survive fork), prints its pid and unique name, forks; the parent exits,
+# the child waits for a line on stdin and then makes its calls.
+CONNECTOR = r"""
+import os, socket, sys
+from gi.repository import Gio, GLib
+address = os.environ['DBUS_SESSION_BUS_ADDRESS']
+path = address.split('path=', 1)[1].split(',', 1)[0]
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.connect(path)
+sock.sendall(b'\0AUTH EXTERNAL ' + str(os.getuid()).encode().hex().encode() + b'\r\n')
+line = b''
+while not line.endswith(b'\r\n'):
+    line += sock.recv(1)
+assert line.startswith(b'OK'), line
+sock.sendall(b'BEGIN\r\n')
+serial = 0
+
+def recv_exactly(n):
+    data = b''
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+def call(dest, path, iface, method, body):
+    global serial
+    serial += 1
+    msg = Gio.DBusMessage.new_method_call(dest, path, iface, method)
+    if body is not None:
+        msg.set_body(body)
+    msg.set_serial(serial)
+    sock.sendall(msg.to_blob(Gio.DBusCapabilityFlags.NONE))
+    while True:
+        header = recv_exactly(16)
+        blob = header + recv_exactly(Gio.DBusMessage.bytes_needed(header) - 16)
+        reply = Gio.DBusMessage.new_from_blob(blob, Gio.DBusCapabilityFlags.NONE)
+        if reply.get_reply_serial() == serial:
+            if reply.get_message_type() == Gio.DBusMessageType.ERROR:
+                return reply.get_error_name()
+            body = reply.get_body()
+            return repr(body.unpack()) if body is not None else '()'
+
+name = call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'Hello', None)
+print(os.getpid(), eval(name)[0], flush=True)
+if os.fork() > 0:
+    os._exit(0)
+sys.stdin.readline()
+for method, body in (('CheckSave', GLib.Variant('(s)', ('org.example.Other',))),
+                     ('SetAppExcluded', GLib.Variant('(sb)', ('org.example.Victim', True))),
+                     ('CheckSave', GLib.Variant('(s)', ('org.example.Sandboxed',)))):
+    print(call(BUS_NAME, OBJECT_PATH, IFACE, method, body), flush=True)
+"""
+
+
+def pid_reuse_scenario():
+    """Runs as pid 1 of a new pid namespace; prints what happened as JSON."""
+    result = {}
+    s = Session()
+    host = None
+    try:
+        s.start_policyd()
+        info_path = os.path.join(s.root, 'flatpak-info')
+        with open(info_path, 'w') as f:
+            f.write(f'[Application]\nname={APP}\n')
+        script = (f'BUS_NAME, OBJECT_PATH, IFACE = {BUS_NAME!r}, {OBJECT_PATH!r}, {IFACE!r}\n' +
+                  CONNECTOR)
+        sandbox = subprocess.Popen(
+            ['bwrap', '--ro-bind', '/usr', '/usr',
+             '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
+             '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin',
+             '--ro-bind', '/etc', '/etc', '--proc', '/proc', '--dev', '/dev',
+             '--ro-bind', os.path.dirname(s.session_bus.socket),
+             os.path.dirname(s.session_bus.socket),
+             '--ro-bind', info_path, '/.flatpak-info',
+             PYTHON, '-c', script],
+            env=s.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        pid, name = sandbox.stdout.readline().split()
+        pid = int(pid)
+        result['sandboxed'] = [pid, name]
+        sandbox.wait(30)          # bwrap, and the connecting process, gone
+        deadline = time.monotonic() + 10
+        while os.path.exists(f'/proc/{pid}') and time.monotonic() < deadline:
+            time.sleep(0.01)
+        # Outside a test, reusing a pid means cycling through all of them,
+        # which takes far longer than the clock tick (10 ms) in which
+        # policyd gives a process the benefit of the doubt: start the host
+        # process in a later tick, as any real reuse would.
+        time.sleep(0.03)
+        # A host process takes the pid. Others (policyd's threads) may take
+        # it first: then try again, while the pid is free.
+        for _ in range(50):
+            if not os.path.exists(f'/proc/{pid}'):
+                with open('/proc/sys/kernel/ns_last_pid', 'w') as f:
+                    f.write(str(pid - 1))
+                candidate = subprocess.Popen(['sleep', '600'])
+                if candidate.pid == pid:
+                    host = candidate
+                    break
+                candidate.kill()
+                candidate.wait()
+            time.sleep(0.05)
+        result['reused'] = host is not None
+        if host is None:
+            return
+        sandbox.stdin.write('go\n')
+        sandbox.stdin.flush()
+        result['calls'] = [sandbox.stdout.readline().strip() for _ in range(3)]
+        result['excluded'] = s.gsettings_value('excluded-apps')
+        result['host_still_answered'] = s.check_save('org.example.Other')
+    finally:
+        if host is not None:
+            host.kill()
+            host.wait()
+        s.close()
+        print(json.dumps(result), flush=True)
+
+
+class PidReuseTest(unittest.TestCase):
+    def test_reused_pid_does_not_make_a_sandboxed_caller_a_host(self):
+        if os.getuid() != 0 or not shutil.which('unshare'):
+            self.skipTest('needs root and unshare for a pid namespace')
+        here = os.path.dirname(os.path.abspath(__file__))
+        result = subprocess.run(
+            ['unshare', '--pid', '--fork', '--mount-proc', PYTHON, '-c',
+             f'import sys; sys.path.insert(0, {here!r}); import test_sandbox; '
+             'test_sandbox.pid_reuse_scenario()'],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        outcome = json.loads(result.stdout.strip().splitlines()[-1])
+        self.assertTrue(outcome['reused'], f'the pid could not be reused: {outcome}')
+        not_allowed = 'org.gnome.SessionRestore.Error.NotAllowed'
+        # Refused, even for its own app: who is calling cannot be told.
+        self.assertEqual(outcome['calls'], [not_allowed] * 3, outcome)
+        self.assertEqual(outcome['excluded'], [])
+        self.assertEqual(outcome['host_still_answered'], [1, 'allowed'])
+

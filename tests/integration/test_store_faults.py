@@ -2,6 +2,7 @@
 symbolic links and path traversal (with canaries outside the stores that
 must survive), read-only and full file systems, bad drop-ins."""
 import os
+import shutil
 import random
 import signal
 import subprocess
@@ -178,9 +179,55 @@ class DropInTest(PolicydTestCase):
             self.assertIn(name, log)
         self.assertTrue(os.path.exists(os.path.join(outside, 'org.example.Victim#1.state')))
 
+    def test_user_dropin_cannot_reach_outside_state_directories(self):
+        # Issue 13, B: a user drop-in naming $HOME with Pattern=* made the
+        # start-up purge delete a 400-day-old ~/Thesis.odt. Now it is
+        # refused (and said so), as is one that confines its pattern but
+        # not its directory; retention and Clear keep the file.
+        self.write_dropin('home.store', '[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=*\n')
+        self.write_dropin('home-odt.store',
+                          '[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=*.odt\n')
+        self.write_dropin('home-apps.store',
+                          '[Store]\nKind=files\nDirectory=$HOME/{app}\nPattern=*.odt\n')
+        thesis = os.path.join(self.s.home, 'Thesis.odt')
+        with open(thesis, 'w') as f:
+            f.write('four hundred days of work')
+        old = time.time() - 400 * 86400
+        os.utime(thesis, (old, old))
+        os.makedirs(os.path.join(self.s.home, A))
+        chapter = os.path.join(self.s.home, A, 'chapter.odt')
+        shutil.copy(thesis, chapter)
+        os.utime(chapter, (old, old))
+        # Old state of A's in a real store: its going shows the purge ran.
+        sim = Simulator(self.s)
+        self.s.gsettings('set', 'max-age-days', '7')
+        sim.memory = {A: {'1': {'saved_at': now_us() - 400 * 86400 * 1000000,
+                                'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(A, '1')), what='the start-up purge')
+        self.s.settle(1.5)
+        self.assertTrue(os.path.exists(thesis))
+        self.assertTrue(os.path.exists(chapter))
+        log = self.s.log()
+        for name in ('home.store', 'home-odt.store', 'home-apps.store'):
+            self.assertRegex(log, f"Refusing the user's store drop-in .*{name}")
+
+        report = self.s.clear()
+        self.assertNotIn('home', report['stores'])
+        self.assertNotIn('home-odt', report['stores'])
+        self.assertTrue(os.path.exists(thesis))
+        self.assertTrue(os.path.exists(chapter))
+        with open(thesis) as f:
+            self.assertEqual(f.read(), 'four hundred days of work')
+        self.assertAlive()
+
     def test_user_dropin_replaces_shipped_one_of_the_same_name(self):
-        # The user points "gtk" somewhere else: the shipped one no longer counts.
-        elsewhere = os.path.join(self.s.home, 'elsewhere')
+        # The user points "gtk" somewhere else (inside their state
+        # directories, where a user's drop-in may point): the shipped one
+        # no longer counts.
+        elsewhere = os.path.join(self.s.data_home, 'elsewhere')
         os.makedirs(elsewhere)
         self.write_dropin('gtk.store', f'[Store]\nKind=files\nDirectory={elsewhere}\nPattern={{app}}.dat\n')
         with open(os.path.join(elsewhere, f'{B}.dat'), 'w') as f:

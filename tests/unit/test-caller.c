@@ -7,9 +7,135 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gio/gunixfdlist.h>
 
 #include "sr-caller.h"
+#include "sr-error.h"
+
+static void
+test_caller_started_after (void)
+{
+  const gint64 appeared = G_GINT64_CONSTANT (2412136789940);   /* tick 241213 at 100 Hz */
+
+  g_assert_false (sr_caller_started_after (241212, appeared, 100));
+  g_assert_false (sr_caller_started_after (0, appeared, 100));
+  /* The same tick: a client that connects as soon as it starts. */
+  g_assert_false (sr_caller_started_after (241213, appeared, 100));
+  g_assert_true (sr_caller_started_after (241214, appeared, 100));
+  g_assert_true (sr_caller_started_after (G_MAXUINT64, appeared, 100));
+  /* Another tick rate: 250 Hz, tick 603034. */
+  g_assert_false (sr_caller_started_after (603034, appeared, 250));
+  g_assert_true (sr_caller_started_after (603035, appeared, 250));
+  /* Doubt: no tick rate, or no time. */
+  g_assert_true (sr_caller_started_after (1, appeared, 0));
+  g_assert_true (sr_caller_started_after (1, appeared, -1));
+  g_assert_true (sr_caller_started_after (1, -1, 100));
+  /* Long uptimes do not overflow (ns × Hz would): a year at 1000 Hz. */
+  g_assert_false (sr_caller_started_after (G_GUINT64_CONSTANT (31535999999),
+                                           G_GINT64_CONSTANT (31536000000000000), 1000));
+  g_assert_true (sr_caller_started_after (G_GUINT64_CONSTANT (31536000001),
+                                          G_GINT64_CONSTANT (31536000000000000), 1000));
+}
+
+static gint64
+boottime_now (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_BOOTTIME, &ts), ==, 0);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static GVariant *
+credentials (guint32     pid,
+             const char *label,
+             gint32      fd_index)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  g_variant_builder_add (&builder, "{sv}", "UnixUserID", g_variant_new_uint32 (getuid ()));
+  g_variant_builder_add (&builder, "{sv}", "ProcessID", g_variant_new_uint32 (pid));
+  if (label != NULL)
+    g_variant_builder_add (&builder, "{sv}", "LinuxSecurityLabel", g_variant_new_bytestring (label));
+  if (fd_index >= 0)
+    g_variant_builder_add (&builder, "{sv}", "ProcessFD", g_variant_new_handle (fd_index));
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+/* Identification from the bus's credentials: a process that started
+ * after its connection appeared is refused; so is a ProcessFD whose
+ * process has exited; the bus's security label names a snap. */
+static void
+test_caller_identify (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrCaller) caller = NULL;
+  g_autoptr(GVariant) creds = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  gint64 before_child;
+  GPid child;
+  int pidfd;
+  const char *argv[] = { "sleep", "30", NULL };
+
+  /* This process started before now: it is a host caller. */
+  creds = credentials (getpid (), NULL, -1);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (caller->kind, ==, SR_CALLER_HOST);
+  g_clear_pointer (&caller, sr_caller_unref);
+  g_clear_pointer (&creds, g_variant_unref);
+
+  /* The label the bus took at connect time names a snap, whatever the
+   * process's label is now. */
+  creds = credentials (getpid (), "snap.example.app (enforce)", -1);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (caller->kind, ==, SR_CALLER_SNAP);
+  g_assert_cmpstr (caller->app_id, ==, "snap.example");
+  g_clear_pointer (&caller, sr_caller_unref);
+  g_clear_pointer (&creds, g_variant_unref);
+
+  /* A process that started after the connection appeared (a reused pid). */
+  before_child = boottime_now ();
+  g_usleep (30000);   /* three ticks at 100 Hz */
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &child, NULL));
+  creds = credentials (child, NULL, -1);
+  caller = sr_caller_identify (creds, NULL, before_child, &error);
+  g_assert_null (caller);
+  g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+  g_assert_nonnull (strstr (error->message, "Cannot tell who is calling"));
+  g_clear_error (&error);
+  /* The same process, for a connection that appeared after it started
+   * (not in the same tick: that is doubt, and refused). */
+  g_usleep (30000);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&caller, sr_caller_unref);
+  g_clear_pointer (&creds, g_variant_unref);
+
+  /* A ProcessFD whose process has exited: refused, not looked up by the
+   * pid (which another process may have now). */
+  pidfd = (int) syscall (SYS_pidfd_open, child, 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  kill (child, SIGKILL);
+  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
+  g_spawn_close_pid (child);
+  fds = g_unix_fd_list_new_from_array (&pidfd, 1);
+  creds = credentials (getpid (), NULL, 0);
+  caller = sr_caller_identify (creds, fds, boottime_now (), &error);
+  g_assert_null (caller);
+  g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+  g_assert_nonnull (strstr (error->message, "Cannot tell who is calling"));
+}
 
 static void
 test_flatpak_info (void)
@@ -50,6 +176,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/caller/flatpak-info", test_flatpak_info);
   g_test_add_func ("/caller/snap-label", test_snap_label);
+  g_test_add_func ("/caller/started-after", test_caller_started_after);
+  g_test_add_func ("/caller/identify", test_caller_identify);
 
   return g_test_run ();
 }

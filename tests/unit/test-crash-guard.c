@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "sr-crash-guard.h"
+#include "sr-state-file.h"
 
 #include "tmp-path.h"
 
@@ -31,12 +32,16 @@ test_crash_guard_counts_and_persists (void)
   g_assert_false (sr_crash_guard_in_loop (guard, "org.example.A", 120 * S, 3, 60));
   g_assert_false (sr_crash_guard_in_loop (guard, "org.example.A", 120 * S, 0, 60));
 
+  /* Writes within a second of each other are coalesced: flush, as policyd
+   * does at exit. */
+  g_assert_true (sr_crash_guard_flush (guard));
   reloaded = sr_crash_guard_new (path);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.A", 120 * S, 60), ==, 2);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.B", 120 * S, 60), ==, 1);
 
   /* A voluntary exit forgets, on disk too. */
   g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", TRUE, 121 * S, 60, NULL));
+  g_assert_true (sr_crash_guard_flush (reloaded));
   g_clear_pointer (&reloaded, sr_crash_guard_free);
   reloaded = sr_crash_guard_new (path);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.A", 121 * S, 60), ==, 0);
@@ -80,12 +85,14 @@ test_crash_guard_forgets_quiet_apps (void)
       g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 100 * DAY + (i % 30) * DAY / 10,
                                                60, NULL));
     }
+  g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, >, 40000);
 
   /* A week after the first half crashed, only they are forgotten... */
   g_assert_true (sr_crash_guard_note_exit (guard, "org.example.Other", TRUE,
                                            108 * DAY + DAY / 2, 60, NULL));
+  g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, >, 15000);
   g_assert_cmpint (st.st_size, <, 25000);
@@ -95,6 +102,7 @@ test_crash_guard_forgets_quiet_apps (void)
 
   /* Another week on, none is left but the one that just crashed. */
   g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 120 * DAY, 60, NULL));
+  g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, <, 100);
   reloaded = sr_crash_guard_new (path);
@@ -102,6 +110,173 @@ test_crash_guard_forgets_quiet_apps (void)
 
   g_assert_cmpint (g_remove (path), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* Issue 13, C: app ids invented by a caller cannot grow the table past
+ * SR_CRASH_GUARD_MAX_APPS; a new app evicts the one whose latest exit is
+ * oldest. */
+static void
+test_crash_guard_capped (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) reloaded = NULL;
+
+  for (guint i = 0; i < SR_CRASH_GUARD_MAX_APPS; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.App%u", i);
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (1000 + i) * S, 100000, NULL));
+    }
+  g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
+  /* App0 crashes again: now App1's latest exit is the oldest. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.App0", FALSE, 3000 * S, 100000, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 3001 * S, 100000, NULL));
+  g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App1", 3001 * S, 100000), ==, 0);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App0", 3001 * S, 100000), ==, 2);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App2", 3001 * S, 100000), ==, 1);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.New", 3001 * S, 100000), ==, 1);
+
+  /* 5,000 more: still capped, and the newest are the ones kept. */
+  for (guint i = 0; i < 5000; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.Flood%u", i);
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (4000 + i) * S, 100000, NULL));
+    }
+  g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood4999", 9000 * S, 100000), ==, 1);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood3976", 9000 * S, 100000), ==, 1);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood3975", 9000 * S, 100000), ==, 0);
+  g_assert_true (sr_crash_guard_flush (guard));
+  reloaded = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_n_apps (reloaded), ==, SR_CRASH_GUARD_MAX_APPS);
+  remove_tmp (path);
+}
+
+static gboolean
+set_true_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* The first change after a quiet second is written at once; the changes
+ * within the next second are written together when it is over (or at
+ * flush), not one by one. */
+static void
+test_crash_guard_coalesces_writes (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) on_disk = NULL;
+  GStatBuf first, st;
+  gboolean waited = FALSE;
+
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 60, NULL));
+  g_assert_cmpint (g_stat (path, &first), ==, 0);
+  on_disk = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 1);
+  g_clear_pointer (&on_disk, sr_crash_guard_free);
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.B%u", i);
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 101 * S, 60, NULL));
+    }
+  /* Not rewritten yet: the same file (inode) as after the first. */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpuint (st.st_ino, ==, first.st_ino);
+
+  /* The scheduled write, about a second on. */
+  g_timeout_add (1500, set_true_cb, &waited);
+  while (!waited)
+    g_main_context_iteration (NULL, TRUE);
+  on_disk = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 201);
+  g_clear_pointer (&on_disk, sr_crash_guard_free);
+
+  /* Within the second after that write, a change waits for flush. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.C", FALSE, 102 * S, 60, NULL));
+  on_disk = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 201);
+  g_clear_pointer (&on_disk, sr_crash_guard_free);
+  g_assert_true (sr_crash_guard_flush (guard));
+  on_disk = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 202);
+  remove_tmp (path);
+}
+
+/* A table over the cap (5,000 apps), or a file over the size limit, is
+ * not thrown away at start: the apps that crashed last are kept. */
+static void
+test_crash_guard_loads_newest_of_large_tables (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{sax}"));
+  g_autoptr(SrCrashGuard) guard = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize n_exits = SR_STATE_FILE_MAX / sizeof (gint64) / 3 + 1000;
+  g_autofree gint64 *exits = g_new (gint64, n_exits);
+  GStatBuf st;
+
+  for (guint i = 0; i < 5000; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.App%u", i);
+      gint64 when = (gint64) (i % 2 ? 100000 + i : 10000 + i) * S;
+      g_variant_builder_add (&builder, "{s@ax}", app,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, &when, 1,
+                                                        sizeof (gint64)));
+    }
+  g_assert_true (sr_state_file_save (path, g_variant_builder_end (&builder), &error));
+  g_assert_no_error (error);
+
+  g_test_expect_message ("sr-crash-guard", G_LOG_LEVEL_WARNING, "*5000 apps*kept the 1024*");
+  guard = sr_crash_guard_new (path);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
+  /* The odd ones crashed last; of them, the 1,024 newest. */
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App4999", 200000 * S, 1000000), ==, 1);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App2953", 200000 * S, 1000000), ==, 1);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App2951", 200000 * S, 1000000), ==, 0);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App4998", 200000 * S, 1000000), ==, 0);
+  /* What was kept was written back. */
+  g_clear_pointer (&guard, sr_crash_guard_free);
+  guard = sr_crash_guard_new (path);
+  g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
+  g_clear_pointer (&guard, sr_crash_guard_free);
+
+  /* Over the size limit: three apps with very long histories. */
+  for (gsize i = 0; i < n_exits; i++)
+    exits[i] = (gint64) (1000 + i) * S;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{sax}"));
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.Long%u", i);
+      g_variant_builder_add (&builder, "{s@ax}", app,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, exits,
+                                                        n_exits - i, sizeof (gint64)));
+    }
+  g_assert_true (sr_state_file_save (path, g_variant_builder_end (&builder), &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, SR_STATE_FILE_MAX);
+
+  g_test_expect_message ("sr-crash-guard", G_LOG_LEVEL_WARNING, "*over the limit*newest*");
+  guard = sr_crash_guard_new (path);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *app = g_strdup_printf ("org.example.Long%u", i);
+      gint64 latest = (gint64) (1000 + n_exits - i - 1) * S;
+
+      /* Its newest exits: the last one, and 1,000 in all. */
+      g_assert_cmpuint (sr_crash_guard_count (guard, app, latest, 0), ==, 1);
+      g_assert_cmpuint (sr_crash_guard_count (guard, app, latest, 1000000000), ==, 1000);
+    }
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_size, <, 100000);
+  remove_tmp (path);
 }
 
 int
@@ -112,6 +287,10 @@ main (int argc, char **argv)
   g_test_add_func ("/crash-guard/counts-and-persists", test_crash_guard_counts_and_persists);
   g_test_add_func ("/crash-guard/bounded", test_crash_guard_bounded);
   g_test_add_func ("/crash-guard/forgets-quiet-apps", test_crash_guard_forgets_quiet_apps);
+  g_test_add_func ("/crash-guard/capped", test_crash_guard_capped);
+  g_test_add_func ("/crash-guard/coalesces-writes", test_crash_guard_coalesces_writes);
+  g_test_add_func ("/crash-guard/loads-newest-of-large-tables",
+                   test_crash_guard_loads_newest_of_large_tables);
 
   return g_test_run ();
 }

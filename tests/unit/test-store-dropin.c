@@ -9,21 +9,30 @@
 
 #include <glib/gstdio.h>
 
+#include "sr-error.h"
 #include "sr-store-dropin.h"
 
 static SrStore *
-load_text (const char  *text,
-           GError     **error)
+load_text_from (SrStoreOrigin   origin,
+                const char     *text,
+                GError        **error)
 {
   g_autofree char *dir = g_dir_make_tmp ("sr-stores-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "test.store", NULL);
   SrStore *store;
 
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  store = sr_store_load_file (path, error);
+  store = sr_store_load_file (path, origin, error);
   g_unlink (path);
   g_rmdir (dir);
   return store;
+}
+
+static SrStore *
+load_text (const char  *text,
+           GError     **error)
+{
+  return load_text_from (SR_STORE_ORIGIN_SYSTEM, text, error);
 }
 
 static void
@@ -41,7 +50,7 @@ test_dropin_files (void)
   g_assert_true (sr_store_match (store, "org.example.App#a1b2.state", &app));
   g_assert_cmpstr (app, ==, "org.example.App");
   g_assert_false (sr_store_match (store, "gnome-session@gnome.state", NULL));
-  g_assert_false (sr_store_match (store, "noperiod#1.state", NULL));
+  g_assert_false (sr_store_match (store, "not valid#1.state", NULL));
   g_assert_false (sr_store_match (store, ".org.example.App#1.state", NULL));
   g_assert_false (sr_store_match (store, "org.example.App#1.state.tmp", NULL));
   /* Not UTF-8 (a UTF-16 surrogate), which GRegex's JIT used to match. */
@@ -83,11 +92,11 @@ test_dropin_rejected (void)
   const char *bad[] = {
     "not a key file",
     "[Store]\nKind=files\nDirectory=$HOME\n",
-    "[Store]\nKind=other\nDirectory=$HOME\nPattern={app}\n",
-    "[Store]\nKind=files\nDirectory=$HOME/../x\nPattern={app}\n",
-    "[Store]\nKind=files\nDirectory=$HOME/./x\nPattern={app}\n",
-    "[Store]\nKind=files\nDirectory=x/y\nPattern={app}\n",
-    "[Store]\nKind=files\nDirectory=$NOPE\nPattern={app}\n",
+    "[Store]\nKind=other\nDirectory=$HOME\nPattern={app}.x\n",
+    "[Store]\nKind=files\nDirectory=$HOME/../x\nPattern={app}.x\n",
+    "[Store]\nKind=files\nDirectory=$HOME/./x\nPattern={app}.x\n",
+    "[Store]\nKind=files\nDirectory=x/y\nPattern={app}.x\n",
+    "[Store]\nKind=files\nDirectory=$NOPE\nPattern={app}.x\n",
     "[Store]\nKind=files\nDirectory=$HOME\nPattern=a/{app}\n",
     "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}{app}\n",
     "[Store]\nKind=files\nDirectory=$HOME\nPattern=*.state\n",
@@ -146,10 +155,10 @@ test_dropin_later_dir_wins (void)
   const char *dirs[] = { first, "/nonexistent", second, NULL };
   g_autoptr(GPtrArray) stores = NULL;
 
-  g_assert_true (g_file_set_contents (a, "[Store]\nKind=files\nDirectory=/a\nPattern={app}\n", -1, NULL));
-  g_assert_true (g_file_set_contents (b, "[Store]\nKind=files\nDirectory=/b\nPattern={app}\n", -1, NULL));
-  g_assert_true (g_file_set_contents (c, "[Store]\nKind=files\nDirectory=/c\nPattern={app}\n", -1, NULL));
-  stores = sr_store_load_dirs (dirs);
+  g_assert_true (g_file_set_contents (a, "[Store]\nKind=files\nDirectory=/a\nPattern={app}.x\n", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "[Store]\nKind=files\nDirectory=/b\nPattern={app}.x\n", -1, NULL));
+  g_assert_true (g_file_set_contents (c, "[Store]\nKind=files\nDirectory=/c\nPattern={app}.x\n", -1, NULL));
+  stores = sr_store_load_dirs (dirs, G_N_ELEMENTS (dirs));
   g_assert_cmpuint (stores->len, ==, 2);
   g_assert_cmpstr (((SrStore *) stores->pdata[0])->name, ==, "other");
   g_assert_cmpstr (((SrStore *) stores->pdata[1])->name, ==, "same");
@@ -159,6 +168,145 @@ test_dropin_later_dir_wins (void)
   g_unlink (c);
   g_rmdir (first);
   g_rmdir (second);
+}
+
+/* Issue 13, B: retention and Clear delete what a store matches. A pattern
+ * that matches every name is refused from any drop-in... */
+static void
+test_dropin_pattern_needs_literal_suffix (void)
+{
+  const char *bad[] = { "*", "{app}*", "{app}", "{app}#*", "x*", "*.state*" };
+  const char *good[] = { "{app}#*.state", "session.gvdb", "*.gvdb", "{app}.x" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    for (SrStoreOrigin origin = SR_STORE_ORIGIN_SYSTEM; origin <= SR_STORE_ORIGIN_USER; origin++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autofree char *text =
+          g_strdup_printf ("[Store]\nKind=whole-file\nDirectory=$XDG_STATE_HOME/x\nPattern=%s\n",
+                           bad[i]);
+        g_autofree char *files =
+          g_strdup_printf ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/{app}\nPattern=%s\n",
+                           bad[i]);
+        g_autoptr(SrStore) store = load_text_from (origin, strstr (bad[i], "{app}") ? files : text,
+                                                   &error);
+
+        g_assert_null (store);
+        g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+        g_assert_nonnull (strstr (error->message, "Pattern"));
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text =
+        g_strdup_printf ("[Store]\nKind=%s\nDirectory=$XDG_STATE_HOME\nPattern=%s\n",
+                         strstr (good[i], "{app}") ? "files" : "whole-file", good[i]);
+      g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, text, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (store);
+    }
+}
+
+/* ... and a user's drop-in may only name stores inside the user's state
+ * directories; the system's may name others. */
+static void
+test_dropin_user_root_confined (void)
+{
+  g_autofree char *above_state = g_path_get_dirname (g_get_user_state_dir ());
+  g_autofree char *above_state_dropin =
+    g_strdup_printf ("[Store]\nKind=whole-file\nDirectory=%s\nPattern=x.gvdb\n", above_state);
+  g_autofree char *state_prefix_dropin =
+    g_strdup_printf ("[Store]\nKind=whole-file\nDirectory=%s-not\nPattern=x.gvdb\n",
+                     g_get_user_state_dir ());
+  const char *refused[] = {
+    "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=Thesis.odt\n",
+    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}.odt\n",
+    "[Store]\nKind=files\nDirectory=$HOME/{app}\nPattern=x.odt\n",
+    "[Store]\nKind=files\nDirectory=$XDG_CONFIG_HOME\nPattern={app}.conf\n",
+    "[Store]\nKind=files\nDirectory=$XDG_CACHE_HOME\nPattern={app}.x\n",
+    "[Store]\nKind=whole-file\nDirectory=$HOME/.var\nPattern=x.gvdb\n",
+    "[Store]\nKind=whole-file\nDirectory=/etc\nPattern=passwd\n",
+    "[Store]\nKind=whole-file\nDirectory=/tmp\nPattern=x.gvdb\n",
+    above_state_dropin,
+    state_prefix_dropin,
+  };
+  const char *allowed[] = {
+    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n",
+    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/a//b\nPattern={app}#*.state\n",
+    "[Store]\nKind=whole-file\nDirectory=$XDG_DATA_HOME/mutter\nPattern=session.gvdb\n",
+    "[Store]\nKind=files\nDirectory=$HOME/.var/app/{app}/.local/state\nPattern={app}#*.state\n",
+    "[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\nPattern=gnome-session@*.state\n"
+    "Format=gnome-session\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SrStore) user = load_text_from (SR_STORE_ORIGIN_USER, refused[i], &error);
+      g_autoptr(SrStore) system = NULL;
+
+      g_assert_null (user);
+      g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+      g_clear_error (&error);
+      system = load_text_from (SR_STORE_ORIGIN_SYSTEM, refused[i], &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (system);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (allowed); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, allowed[i], &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (store);
+    }
+}
+
+/* The loader tells the user's directories from the system's by position:
+ * the same drop-in is refused from the user's and loaded from the system's. */
+static void
+test_dropin_dirs_user_confined (void)
+{
+  g_autofree char *system = g_dir_make_tmp ("sr-stores-XXXXXX", NULL);
+  g_autofree char *user = g_dir_make_tmp ("sr-stores-XXXXXX", NULL);
+  g_autofree char *a = g_build_filename (system, "wide.store", NULL);
+  g_autofree char *b = g_build_filename (user, "home.store", NULL);
+  g_autofree char *c = g_build_filename (user, "gtk.store", NULL);
+  const char *dirs[] = { system, user, NULL };
+  const char *text = "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=Thesis.odt\n";
+  g_autoptr(GPtrArray) stores = NULL;
+
+  g_assert_true (g_file_set_contents (a, text, -1, NULL));
+  g_assert_true (g_file_set_contents (b, text, -1, NULL));
+  g_assert_true (g_file_set_contents (c, "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
+                                      "Pattern={app}#*.state\n", -1, NULL));
+  g_test_expect_message ("sr-store-dropin", G_LOG_LEVEL_WARNING,
+                         "Refusing the user's store drop-in *home.store*outside*");
+  stores = sr_store_load_dirs (dirs, 1);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (stores->len, ==, 2);
+  g_assert_cmpstr (((SrStore *) stores->pdata[0])->name, ==, "gtk");
+  g_assert_cmpstr (((SrStore *) stores->pdata[1])->name, ==, "wide");
+  g_unlink (a);
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (system);
+  g_rmdir (user);
+}
+
+/* The shipped drop-ins load as the user's (the tests install them there)
+ * and as the system's. */
+static void
+test_dropin_shipped_load (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "stores.d", NULL);
+  const char *dirs[] = { dir, NULL };
+  g_autoptr(GPtrArray) as_system = sr_store_load_dirs (dirs, 1);
+  g_autoptr(GPtrArray) as_user = sr_store_load_dirs (dirs, 0);
+
+  g_assert_cmpuint (as_system->len, ==, 5);
+  g_assert_cmpuint (as_user->len, ==, 5);
 }
 
 int
@@ -172,6 +320,11 @@ main (int argc, char **argv)
   g_test_add_func ("/store-dropin/rejected", test_dropin_rejected);
   g_test_add_func ("/store-dropin/format", test_dropin_format);
   g_test_add_func ("/store-dropin/later-dir-wins", test_dropin_later_dir_wins);
+  g_test_add_func ("/store-dropin/pattern-needs-literal-suffix",
+                   test_dropin_pattern_needs_literal_suffix);
+  g_test_add_func ("/store-dropin/user-root-confined", test_dropin_user_root_confined);
+  g_test_add_func ("/store-dropin/dirs-user-confined", test_dropin_dirs_user_confined);
+  g_test_add_func ("/store-dropin/shipped-load", test_dropin_shipped_load);
 
   return g_test_run ();
 }
