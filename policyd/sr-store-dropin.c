@@ -33,7 +33,6 @@
 #include <gio/gio.h>
 
 #include "sr-app-id.h"
-#include "sr-error.h"
 #include "sr-pattern.h"
 #include "sr-store-dropin.h"
 
@@ -84,7 +83,7 @@ expand_directory (const char  *directory,
 
           if (value == NULL)
             {
-              g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+              g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "Directory: unknown variable $%s", name);
               return NULL;
             }
@@ -97,7 +96,7 @@ expand_directory (const char  *directory,
 
   if (!g_path_is_absolute (out->str))
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                    "Directory: “%s” is not absolute", out->str);
       return NULL;
     }
@@ -105,7 +104,7 @@ expand_directory (const char  *directory,
   for (guint i = 0; parts[i] != NULL; i++)
     if (g_str_equal (parts[i], ".") || g_str_equal (parts[i], ".."))
       {
-        g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+        g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                      "Directory: “%s” has a “.” or “..” component", out->str);
         return NULL;
       }
@@ -181,7 +180,7 @@ parse_format (SrStore     *store,
       return TRUE;
     }
 
-  g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+  g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                "Format: “%s” is not a known format for Kind=%s (known: %s)",
                format ? format : "", kind,
                store->kind == SR_STORE_FILES ? "gtk, or no Format" :
@@ -224,7 +223,7 @@ check_user_root (const char  *root,
         return TRUE;
     }
 
-  g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                "Directory: “%s” is outside the user's state directories: a user's "
                "drop-in may only name stores inside $XDG_STATE_HOME, $XDG_DATA_HOME "
                "or $HOME/.var/app", root);
@@ -264,7 +263,7 @@ sr_store_load_key_file (GKeyFile       *file,
     store->kind = SR_STORE_WHOLE_FILE;
   else
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                    "Kind: “%s” is not files, entries or whole-file", kind);
       return NULL;
     }
@@ -274,7 +273,7 @@ sr_store_load_key_file (GKeyFile       *file,
 
   if (*store->pattern == '\0' || strchr (store->pattern, '/') != NULL)
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                    "Pattern: “%s” must be a non-empty file name", store->pattern);
       return NULL;
     }
@@ -284,7 +283,7 @@ sr_store_load_key_file (GKeyFile       *file,
   pattern_has_app = sr_pattern_has_app (store->matcher);
   if (!sr_pattern_ends_in_text (store->matcher))
     {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                    "Pattern: “%s” must end in literal text (like “{app}#*.state”): "
                    "it would match every file name", store->pattern);
       return NULL;
@@ -304,7 +303,7 @@ sr_store_load_key_file (GKeyFile       *file,
     }
   else if (strstr (expanded, "{app}") != NULL)
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "Directory: {app} must be one whole component, once");
       return NULL;
     }
@@ -313,7 +312,7 @@ sr_store_load_key_file (GKeyFile       *file,
 
   if (*store->root == '\0' || g_str_equal (store->root, "/"))
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "Directory: the root may not be /");
       return NULL;
     }
@@ -322,19 +321,19 @@ sr_store_load_key_file (GKeyFile       *file,
 
   if (store->kind == SR_STORE_WHOLE_FILE && (pattern_has_app || store->app_subdir != NULL))
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "A whole-file store holds no app: {app} is not allowed");
       return NULL;
     }
   if (store->kind == SR_STORE_FILES && !pattern_has_app && store->app_subdir == NULL)
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "A files store needs {app} in Directory or Pattern");
       return NULL;
     }
   if (store->kind == SR_STORE_ENTRIES && (pattern_has_app || store->app_subdir != NULL))
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                            "An entries store names its apps inside the file: {app} is not allowed");
       return NULL;
     }
@@ -456,7 +455,7 @@ sr_store_load_dirs (const char * const *dirs,
 
       /* A refused drop-in (one that would let retention or Clear delete
        * what is not app state) is said loudly: its store is not cleared. */
-      if (store == NULL && g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
+      if (store == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
         g_warning ("Refusing the %s store drop-in %s: %s",
                    drop_in->origin == SR_STORE_ORIGIN_USER ? "user's" : "system",
                    drop_in->path, error->message);
