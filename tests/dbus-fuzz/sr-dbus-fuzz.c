@@ -18,7 +18,11 @@
  * Messages that break the wire format (an invalid object path, member or
  * interface name, bad UTF-8, a boolean of 2, nesting beyond the limits)
  * cannot be sent through GDBus; sr-fuzz-raw.c writes them by hand. Valid
- * messages that GDBus itself misreads are not sent: see gdbus_reads_back().
+ * messages that GDBus itself misreads are not sent in a run: see
+ * gdbus_reads_back(). --unreadable N sends them on their own instead: a
+ * known one and the first N of the random run, each once policyd is back,
+ * and checks that policyd leaves the bus, comes back by D-Bus activation
+ * and answers right (see send_unreadable()).
  *
  * Each call draws from its own generator, seeded with (seed, call number),
  * so `--seed S --call N` sends exactly call N of a run again.
@@ -48,7 +52,7 @@
 
 typedef struct {
   GDBusConnection *bus;     /* (unowned) */
-  char *owner;              /* (unowned) policyd's unique name */
+  char *owner;              /* (owned) policyd's unique name */
   guint32 pid;
   guint32 seed;
   int dev_null;
@@ -650,6 +654,137 @@ fuzz (Fuzz    *f,
            gen_stats.arrays_10k, gen_stats.arrays_100k);
 }
 
+/* -- Messages GDBus misreads ------------------------------------------------ */
+
+/* The smallest known: (a(g)s) ([('yyyy',), ('',)], 'x'), see
+ * tests/integration/test_bus_drop.py. */
+static GDBusMessage *
+known_unreadable (void)
+{
+  GDBusMessage *message = g_dbus_message_new_method_call (SR_BUS_NAME, SR_OBJECT_PATH,
+                                                          SR_INTERFACE_NAME, "CheckSave");
+
+  g_dbus_message_set_body (message, g_variant_new_parsed ("([(@g 'yyyy',), (@g '',)], 'x')"));
+  return message;
+}
+
+static GDBusMessage *
+call_message (Call *call)
+{
+  GDBusMessage *message = g_dbus_message_new_method_call (SR_BUS_NAME, call->path, call->iface,
+                                                          call->member);
+
+  if (call->body != NULL)
+    g_dbus_message_set_body (message, call->body);
+  return message;
+}
+
+static char *
+wait_for_owner (Fuzz     *f,
+                gboolean  present,
+                guint     seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      g_autofree char *owner = bus_get_owner (f->bus, NULL);
+
+      if ((owner != NULL) == present || g_get_monotonic_time () > deadline)
+        return g_steal_pointer (&owner);
+      g_usleep (20000);
+    }
+}
+
+/* Sends @message from a connection of its own. policyd's GDBus drops its
+ * connection on it; policyd must then exit, and come back, by D-Bus
+ * activation, on the next call, answering it right. Returns whether it
+ * did (FALSE also when policyd read the message: then GLib is fixed). */
+static gboolean
+send_unreadable (Fuzz         *f,
+                 GDBusMessage *message,
+                 const char   *what)
+{
+  g_autoptr(GDBusConnection) sender = NULL;
+  g_autoptr(GDBusMessage) copy = g_dbus_message_copy (message, NULL);
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *gone = NULL;
+  g_autofree char *back = NULL;
+  const char *why = NULL;
+
+  sender = connect_bus (&error);
+  if (sender == NULL)
+    g_error ("Could not connect: %s", error->message);
+  g_dbus_message_set_flags (copy, G_DBUS_MESSAGE_FLAGS_NO_AUTO_START |
+                                  G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED);
+  if (!g_dbus_connection_send_message (sender, copy, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, &error) ||
+      !g_dbus_connection_flush_sync (sender, NULL, &error))
+    g_error ("Could not send %s: %s", what, error->message);
+
+  gone = wait_for_owner (f, FALSE, 10);
+  if (gone != NULL)
+    {
+      fail (f, NULL, "%s: policyd stayed on the bus (has GLib learned to read it?)", what);
+      return FALSE;
+    }
+
+  /* The next call starts it again. */
+  reply = g_dbus_connection_call_sync (f->bus, SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME,
+                                       "CheckSave", g_variant_new ("(s)", "org.example.Back"),
+                                       G_VARIANT_TYPE ("(us)"), G_DBUS_CALL_FLAGS_NONE,
+                                       (int) f->timeout_ms, NULL, &error);
+  back = bus_get_owner (f->bus, NULL);
+  if (reply == NULL)
+    why = error->message;
+  else
+    {
+      guint32 verdict;
+      const char *answer;
+
+      g_variant_get (reply, "(u&s)", &verdict, &answer);
+      if (verdict != 1 || g_strcmp0 (answer, "allowed") != 0)
+        why = "it answered wrong";
+    }
+  if (why != NULL || back == NULL || g_strcmp0 (back, f->owner) == 0)
+    {
+      fail (f, NULL, "%s: policyd did not come back right: %s", what, why ? why : "no new owner");
+      return FALSE;
+    }
+  g_print ("  %-60s policyd left the bus, came back as %s, answered right\n", what, back);
+  g_free (f->owner);
+  f->owner = g_steal_pointer (&back);
+  return TRUE;
+}
+
+static void
+run_unreadable (Fuzz  *f,
+                guint  count)
+{
+  g_autoptr(GDBusMessage) known = known_unreadable ();
+  guint sent = 0, recovered = 0, found = 0;
+
+  g_print ("messages GDBus misreads, each sent once policyd is back:\n");
+  sent++;
+  recovered += send_unreadable (f, known, "(a(g)s) ([('yyyy',), ('',)], 'x')");
+  for (guint i = 0; found < count && i < 1000000; i++)
+    {
+      Call *call = random_call (f->seed, i, f->only);
+      g_autoptr(GDBusMessage) message = call_message (call);
+
+      if (!gdbus_reads_back (message))
+        {
+          g_autofree char *described = g_strdup_printf ("random call %u", i);
+
+          found++;
+          sent++;
+          recovered += send_unreadable (f, message, described);
+        }
+      call_free (call);
+    }
+  g_print ("unreadable: %u sent, policyd came back right after %u\n", sent, recovered);
+}
+
 /* Same name owner, same process as at the start. */
 static void
 check_owner (Fuzz *f)
@@ -681,6 +816,7 @@ main (int    argc,
   gint64 window = 64, timeout_ms = 30000;
   Criterion criterion = { 1.10, 6.0, 20, TRUE };
   gboolean verbose = FALSE, no_memory_check = FALSE, no_raw = FALSE, send_unreadable = FALSE;
+  gint64 unreadable_only = -1;
   g_autofree char *only = NULL;
   const GOptionEntry entries[] = {
     { "calls", 'n', 0, G_OPTION_ARG_INT64, &calls, "Random calls to send (100000)", "N" },
@@ -703,6 +839,9 @@ main (int    argc,
       "Skip the hand-written corrupt messages", NULL },
     { "send-unreadable", 0, 0, G_OPTION_ARG_NONE, &send_unreadable,
       "Send messages GDBus misreads too (see gdbus_reads_back())", NULL },
+    { "unreadable", 0, 0, G_OPTION_ARG_INT64, &unreadable_only,
+      "Only send a known message GDBus misreads and the first N of the run, each once "
+      "policyd is back (it must be D-Bus activatable)", "N" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Print every call and its reply", NULL },
     { NULL }
   };
@@ -713,7 +852,7 @@ main (int    argc,
   g_autoptr(GPtrArray) failures = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) unreadable = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GDBusConnection) bus = NULL;
-  g_autofree char *owner = NULL;
+  char *owner = NULL;
   Fuzz fuzz_state = { 0 };
   Fuzz *f = &fuzz_state;
   Usage usage[4];
@@ -769,6 +908,15 @@ main (int    argc,
   if (f->pid == 0)
     g_error ("No pid for %s: %s", owner, error->message);
   g_assert (f->dev_null >= 0);
+
+  if (unreadable_only >= 0)
+    {
+      run_unreadable (f, (guint) unreadable_only);
+      status = report (f);
+      close (f->dev_null);
+      g_free (f->owner);
+      return status;
+    }
   subscription =
     g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "NameOwnerChanged", "/org/freedesktop/DBus",
@@ -816,5 +964,6 @@ main (int    argc,
   g_dbus_connection_signal_unsubscribe (bus, subscription);
   status = report (f);
   close (f->dev_null);
+  g_free (f->owner);
   return status;
 }
