@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "sr-ctl-keys.h"
+#include "sr-schema-range.h"
 #include "sr-dbus-policy.h"
 #include "sr-error.h"
 
@@ -132,19 +133,10 @@ sr_ctl_key_allowed (const SrCtlKey *key)
   skey = schema_key (key);
   if (skey != NULL)
     {
-      g_autoptr(GVariant) range = g_settings_schema_key_get_range (skey);
-      g_autoptr(GVariant) detail = NULL;
-      const char *kind;
+      g_autofree char *range = sr_schema_range_describe (skey);
 
-      g_variant_get (range, "(&sv)", &kind, &detail);
-      if (g_str_equal (kind, "range"))
-        {
-          g_autoptr(GVariant) low = g_variant_get_child_value (detail, 0);
-          g_autoptr(GVariant) high = g_variant_get_child_value (detail, 1);
-          g_autofree char *low_text = g_variant_print (low, FALSE);
-          g_autofree char *high_text = g_variant_print (high, FALSE);
-          return g_strdup_printf ("a whole number from %s to %s", low_text, high_text);
-        }
+      if (range != NULL && g_str_has_prefix (range, "from "))
+        return g_strdup_printf ("a whole number %s", range);
     }
   if (g_variant_type_equal (type, G_VARIANT_TYPE_UINT32))
     return g_strdup ("a whole number, 0 or more");

@@ -19,6 +19,7 @@
 #include "sr-app-id.h"
 #include "sr-error.h"
 #include "sr-policy.h"
+#include "sr-schema-range.h"
 #include "sr-settings.h"
 
 #define DESKTOP_SCHEMA "org.gnome.desktop.session"
@@ -347,31 +348,6 @@ sr_settings_get_property (SrSettings *self,
   return NULL;
 }
 
-static char *
-describe_range (GSettingsSchemaKey *schema_key)
-{
-  g_autoptr(GVariant) range = g_settings_schema_key_get_range (schema_key);
-  g_autoptr(GVariant) detail = NULL;
-  const char *kind;
-
-  g_variant_get (range, "(&sv)", &kind, &detail);
-  if (g_str_equal (kind, "range"))
-    {
-      g_autoptr(GVariant) low = g_variant_get_child_value (detail, 0);
-      g_autoptr(GVariant) high = g_variant_get_child_value (detail, 1);
-      g_autofree char *low_shown = g_variant_print (low, FALSE);
-      g_autofree char *high_shown = g_variant_print (high, FALSE);
-      return g_strdup_printf ("from %s to %s", low_shown, high_shown);
-    }
-  if (g_str_equal (kind, "enum"))
-    {
-      g_autofree const char **nicks = g_variant_get_strv (detail, NULL);
-      g_autofree char *joined = g_strjoinv (", ", (char **) nicks);
-      return g_strdup_printf ("one of %s", joined);
-    }
-  return g_variant_print (range, FALSE);
-}
-
 /* Everything short of polkit: the key exists and is the user's, the value
  * has the key's type and range, and the key is not locked. */
 gboolean
@@ -424,9 +400,10 @@ sr_settings_check_set (SrSettings  *self,
   else if (!g_settings_schema_key_range_check (schema_key, value))
     {
       g_autofree char *shown = g_variant_print (value, FALSE);
-      g_autofree char *allowed = describe_range (schema_key);
+      g_autofree char *allowed = sr_schema_range_describe (schema_key);
       g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                   "%s is not an allowed value of “%s” (%s)", shown, key, allowed);
+                   "%s is not an allowed value of “%s” (%s)", shown, key,
+                   allowed ? allowed : "of another type");
       return FALSE;
     }
 
