@@ -266,11 +266,11 @@ class PidReuseTest(unittest.TestCase):
         if os.getuid() != 0 or not shutil.which('unshare'):
             self.skipTest('needs root and unshare for a pid namespace')
         here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ, PYTHONPATH=f'{here}:{os.environ.get("PYTHONPATH", "")}')
         result = subprocess.run(
             ['unshare', '--pid', '--fork', '--mount-proc', PYTHON, '-c',
-             f'import sys; sys.path.insert(0, {here!r}); import test_sandbox; '
-             'test_sandbox.pid_reuse_scenario()'],
-            capture_output=True, text=True, timeout=120)
+             'import test_sandbox; test_sandbox.pid_reuse_scenario()'],
+            env=env, capture_output=True, text=True, timeout=120)
         self.assertEqual(result.returncode, 0, result.stderr)
         outcome = json.loads(result.stdout.strip().splitlines()[-1])
         self.assertTrue(outcome['reused'], f'the pid could not be reused: {outcome}')
