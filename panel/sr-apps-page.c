@@ -15,7 +15,6 @@
 #include "sr-app-row.h"
 #include "sr-apps-page.h"
 #include "sr-clear-dialog.h"
-#include "sr-format.h"
 #include "sr-panel-window.h"
 #include "sr-stack.h"
 
@@ -202,30 +201,9 @@ ask_before_clearing (SrAppsPage *self,
                      SrAppItem  *item,
                      gboolean    turn_off)
 {
+  SrClearDialog *dialog = sr_clear_dialog_new_for_app (GTK_WIDGET (self), item, turn_off);
   const char *name = sr_app_item_get_name (item);
-  g_autofree char *size = sr_format_session_size (sr_app_item_get_windows (item),
-                                                  sr_app_item_get_bytes (item));
-  g_autofree char *heading = NULL;
-  g_autofree char *body = NULL;
-  SrClearDialog *dialog;
 
-  if (turn_off)
-    {
-      /* Translators: %s is an app's name */
-      heading = g_strdup_printf (_("Turn Off %s?"), name);
-      /* Translators: an app's name, then what its saved session holds ("1 window, 260 kB") */
-      body = g_strdup_printf (_("%s will no longer be saved or restored, and its saved session "
-                                "(%s) will be cleared. This cannot be undone."), name, size);
-    }
-  else
-    {
-      heading = g_strdup_printf (_("Clear the Saved Session of %s?"), name);
-      /* Translators: what the saved session holds ("1 window, 260 kB"), then an app's name */
-      body = g_strdup_printf (_("Its saved session (%s) will be cleared, and %s will start "
-                                "afresh next time. This cannot be undone."), size, name);
-    }
-  dialog = sr_clear_dialog_new (GTK_WIDGET (self), heading, body,
-                                turn_off ? _("_Turn Off") : _("C_lear"));
   g_object_set_data_full (G_OBJECT (dialog), "request",
                           request_new (self, sr_app_item_get_app_id (item),
                                        g_strdup_printf (_("Cleared the saved session of %s"), name)),

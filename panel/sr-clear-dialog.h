@@ -6,14 +6,19 @@
 
 #include <adwaita.h>
 
+#include "sr-app-item.h"
+
 G_BEGIN_DECLS
 
 #define SR_TYPE_CLEAR_DIALOG (sr_clear_dialog_get_type ())
 G_DECLARE_FINAL_TYPE (SrClearDialog, sr_clear_dialog, SR, CLEAR_DIALOG, AdwMessageDialog)
 
-SrClearDialog *sr_clear_dialog_new (GtkWidget  *parent,
-                                    const char *heading,
-                                    const char *body,
-                                    const char *confirm_label);
+SrClearDialog *sr_clear_dialog_new_for_all (GtkWidget *parent,
+                                            guint      n_saved,
+                                            guint64    bytes,
+                                            gboolean   turn_off);
+SrClearDialog *sr_clear_dialog_new_for_app (GtkWidget *parent,
+                                            SrAppItem *item,
+                                            gboolean   turn_off);
 
 G_END_DECLS

@@ -263,9 +263,6 @@ on_counted_cb (GObject      *source,
   SrSettingsPage *self = g_task_get_source_object (task);
   gboolean turn_off = GPOINTER_TO_INT (g_task_get_task_data (task));
   g_autoptr(GError) error = NULL;
-  g_autofree char *totals = NULL;
-  g_autofree char *body = NULL;
-  g_autofree char *size = NULL;
   SrClearDialog *dialog;
   guint n = 0;
 
@@ -274,28 +271,8 @@ on_counted_cb (GObject      *source,
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
-  size = g_format_size (sr_app_list_get_bytes (self->apps));
-  /* Translators: the start of a sentence; %s is a size */
-  totals = n > 0 ? g_strdup_printf (ngettext ("%u saved session (%s)", "%u saved sessions (%s)", n),
-                                    n, size)
-                 : NULL;
-  if (turn_off)
-    body = totals != NULL
-      ? g_strdup_printf (_("Apps will no longer be saved or restored. %s and the window "
-                           "positions kept by the desktop will be cleared. This cannot be undone."),
-                         totals)
-      : g_strdup (_("Apps will no longer be saved or restored, and window positions kept by "
-                    "the desktop will be cleared. This cannot be undone."));
-  else
-    body = totals != NULL
-      ? g_strdup_printf (_("%s and the window positions kept by the desktop will be cleared. "
-                           "Apps will start afresh next time. This cannot be undone."), totals)
-      : g_strdup (_("Window positions kept by the desktop will be cleared. Apps will start "
-                    "afresh next time. This cannot be undone."));
-
-  dialog = sr_clear_dialog_new (GTK_WIDGET (self),
-                                turn_off ? _("Turn Off Save and Restore?") : _("Clear Saved Sessions?"),
-                                body, turn_off ? _("_Turn Off") : _("C_lear"));
+  dialog = sr_clear_dialog_new_for_all (GTK_WIDGET (self), n, sr_app_list_get_bytes (self->apps),
+                                        turn_off);
   g_object_set_data (G_OBJECT (dialog), "turn-off", GINT_TO_POINTER (turn_off));
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_clear_dialog_response_cb),
                            self, G_CONNECT_SWAPPED);

@@ -24,7 +24,8 @@ class LockedPanelTest(PanelTestCase):
         # Saved behind policyd's back: nothing here has asked policyd.
         write_state_file(cls.s, FILES)
 
-    def test_notice_and_locks(self):
+    def test_0_notice_and_locks(self):
+        # First: the screenshot shows the page as it opens.
         self.find('label', 'Some settings are managed by your administrator')
         keep = self.find('combo box', 'Keep Saved Sessions For')
         self.assertFalse(self.has_state(keep, Atspi.StateType.SENSITIVE))
