@@ -48,11 +48,15 @@ void
 sr_panel_window_toast (GtkWidget  *widget,
                        const char *text)
 {
-  SrPanelWindow *self = SR_PANEL_WINDOW (gtk_widget_get_root (widget));
-  AdwToast *toast = adw_toast_new (text);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  AdwToast *toast;
 
+  /* A reply that comes after the window went has no one to tell. */
+  if (!SR_IS_PANEL_WINDOW (root))
+    return;
+  toast = adw_toast_new (text);
   adw_toast_set_timeout (toast, 5);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  adw_toast_overlay_add_toast (SR_PANEL_WINDOW (root)->toast_overlay, toast);
 }
 
 /* A short toast; what the service said goes behind "Details", for the
@@ -61,11 +65,11 @@ void
 sr_panel_window_report_error (GtkWidget    *widget,
                               const GError *error)
 {
-  SrPanelWindow *self = SR_PANEL_WINDOW (gtk_widget_get_root (widget));
+  GtkRoot *root = gtk_widget_get_root (widget);
   g_autofree char *text = sr_client_describe_error (error);
   AdwToast *toast;
 
-  if (text == NULL)
+  if (text == NULL || !SR_IS_PANEL_WINDOW (root))
     return;
   g_message ("%s (%s)", text, error->message);
   toast = adw_toast_new (text);
@@ -77,7 +81,7 @@ sr_panel_window_report_error (GtkWidget    *widget,
       adw_toast_set_action_name (toast, "win.show-details");
       adw_toast_set_action_target_value (toast, g_variant_new_string (error->message));
     }
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  adw_toast_overlay_add_toast (SR_PANEL_WINDOW (root)->toast_overlay, toast);
 }
 
 static void

@@ -2,13 +2,14 @@
 with Retry and no way into pages that cannot work; it comes back by itself
 when the service returns, and goes again when it dies. Retry starts the
 service by D-Bus activation once it can be activated, and says in a
-sentence why it could not."""
+sentence why it could not. The window opens at the size it was closed at."""
 import os
 import signal
+import subprocess
 import time
 
 from srtest import BUS_NAME, POLICYD, GLib, Gio
-from uitest import PanelTestCase
+from uitest import Atspi, PanelTestCase
 
 
 class MissingServiceTest(PanelTestCase):
@@ -48,3 +49,22 @@ class MissingServiceTest(PanelTestCase):
         self.assertIsNotNone(pid)
         os.kill(pid, signal.SIGTERM)
         GLib.usleep(0)
+
+    def test_3_window_keeps_its_size(self):
+        self.resize(500, 600)
+        width = self.find('frame', 'Session Restore').get_extents(Atspi.CoordType.WINDOW).width
+        self.assertNotEqual(width, 640)
+        self.key('ctrl+q')
+        self.panel.wait(10)
+        ini = os.path.join(self.s.config_home, 'session-restore', 'panel.ini')
+        with open(ini) as f:
+            text = f.read()
+        self.assertIn('width=500', text)
+        self.assertIn('height=600', text)
+        # Opened again, it comes back at that size.
+        type(self).panel = subprocess.Popen([self.panel_path], env=dict(self.s.env, GSK_RENDERER='cairo'),
+                                            stdout=self.panel_log, stderr=subprocess.STDOUT)
+        type(self).app = self.wait_for_app()
+        frame = self.find('frame', 'Session Restore')
+        self.wait_until(lambda: frame.get_extents(Atspi.CoordType.WINDOW).width == width,
+                        f'the window to open {width} wide, not {frame.get_extents(Atspi.CoordType.WINDOW).width}')

@@ -8,7 +8,7 @@ from srtest import GLib
 from uitest import APPS, Atspi, PanelTestCase, write_desktop_files, write_state_file
 
 EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
-ABACUS, ZOO = 'org.example.Abacus', 'org.example.Aardvark'
+ABACUS, ZOO, GONE = 'org.example.Abacus', 'org.example.Aardvark', 'org.example.Uninstalled'
 ALL_ACTIONS = ['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
                'org.gnome.SessionRestore.list']
 RECOVER = 2
@@ -34,7 +34,7 @@ class PanelTest(PanelTestCase):
         self.s.gsettings('reset-recursively')
         self.s.set_allowed(ALL_ACTIONS)
         for name in os.listdir(self.s.state_home):
-            if name.startswith((ABACUS, ZOO)):
+            if name.startswith((ABACUS, ZOO, GONE)):
                 os.unlink(os.path.join(self.s.state_home, name))
         for app in APPS:
             self.sim.save(app, payload=b's' * 4000)
@@ -172,6 +172,15 @@ class PanelTest(PanelTestCase):
         self.wait_until(lambda: 'Cleared, will not be restored' in self.row_text('Files'),
                         'the row to say it was cleared')
         self.assertNotIn('reopens at login', self.row_text('Files'))
+
+    def test_uninstalled_app_shows_until_nothing_is_left(self):
+        write_state_file(self.s, GONE)
+        self.show_view('Apps')
+        self.wait_until(lambda: 'Not installed' in self.row_text(GONE), 'the row to say Not installed')
+        self.click('push button', f'Clear saved session of {GONE}')
+        self.click_button('Clear')
+        # Nothing saved and not excluded: nothing to show it for.
+        self.gone('check box', f'Save and restore {GONE}')
 
     def test_crash_loop_row_and_reset(self):
         for _ in range(3):
