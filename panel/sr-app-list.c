@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "sr-app-list.h"
+#include "sr-bus.h"
 #include "sr-error.h"
 
 struct _SrAppList {
@@ -140,7 +141,8 @@ sync_excluded (SrAppList *self)
       ensure_item (self, lists[i][j], added);
   add_items (self, added);
 
-  locked = sr_client_is_locked (self->client, "excluded-apps");
+  locked = sr_client_is_locked (self->client, "excluded-apps") ||
+           sr_client_is_refused (self->client, SR_ACTION_CONFIGURE);
   g_hash_table_iter_init (&iter, self->items);
   while (g_hash_table_iter_next (&iter, &key, &value))
     sr_app_item_set_excluded (value,

@@ -16,6 +16,8 @@ G_DECLARE_FINAL_TYPE (SrClient, sr_client, SR, CLIENT, GObject)
 SrClient     *sr_client_new                (void);
 gboolean      sr_client_get_connected      (SrClient            *self);
 SrDBusPolicy *sr_client_get_policy         (SrClient            *self);
+gboolean      sr_client_is_refused         (SrClient            *self,
+                                            const char          *action);
 gboolean      sr_client_is_locked          (SrClient            *self,
                                             const char          *key);
 void          sr_client_call               (SrClient            *self,

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sr-bus.h"
 #include "sr-clear-dialog.h"
 #include "sr-format.h"
 #include "sr-lock-icon.h"
@@ -45,6 +46,7 @@ struct _SrSettingsPage {
   GtkWidget *keep_lock;
   GtkStringList *keep_model;
   GtkWidget *clear_button;
+  GtkWidget *clear_lock;
   AdwActionRow *apps_row;
 };
 
@@ -97,15 +99,18 @@ sync_totals (SrSettingsPage *self)
                                sr_app_list_get_bytes (self->apps));
   adw_preferences_group_set_description (self->saved_group, totals);
   /* Nothing to clear: nothing to press. A failed listing does not know. */
-  gtk_widget_set_sensitive (self->clear_button,
-                            enabled && (sr_app_list_get_n_saved (self->apps) > 0 ||
-                                        sr_app_list_get_error (self->apps) != NULL));
+  sr_lock_icon_apply (self->clear_lock, self->clear_button,
+                      sr_client_is_refused (self->client, SR_ACTION_CLEAR),
+                      enabled && (sr_app_list_get_n_saved (self->apps) > 0 ||
+                                  sr_app_list_get_error (self->apps) != NULL));
 }
 
 static void
 sync_settings (SrSettingsPage *self)
 {
   SrDBusPolicy *policy = sr_client_get_policy (self->client);
+  /* What polkit refuses outright looks locked, as a dconf lock does. */
+  gboolean refused = sr_client_is_refused (self->client, SR_ACTION_CONFIGURE);
   g_autofree char *login = NULL;
   g_autofree char *consumers = NULL;
   g_autoptr(GVariant) consumer_list = NULL;
@@ -119,7 +124,7 @@ sync_settings (SrSettingsPage *self)
   enabled = sr_dbus_policy_get_enabled (policy);
   set_switch (self->enabled_switch, enabled);
   sr_lock_icon_apply (self->enabled_lock, GTK_WIDGET (self->enabled_switch),
-                      sr_client_is_locked (self->client, "enabled"), TRUE);
+                      refused || sr_client_is_locked (self->client, "enabled"), TRUE);
 
   login = sr_dbus_policy_dup_login_restore (policy);
   for (guint i = 0; i < G_N_ELEMENTS (login_nicks); i++)
@@ -127,17 +132,17 @@ sync_settings (SrSettingsPage *self)
       login_index = i;
   adw_combo_row_set_selected (self->login_row, login_index);
   sr_lock_icon_apply (self->login_lock, GTK_WIDGET (self->login_row),
-                      sr_client_is_locked (self->client, "login-restore"), enabled);
+                      refused || sr_client_is_locked (self->client, "login-restore"), enabled);
 
   set_switch (self->crash_switch, sr_dbus_policy_get_restore_after_crash (policy));
   sr_lock_icon_apply (self->crash_lock, GTK_WIDGET (self->crash_switch),
-                      sr_client_is_locked (self->client, "restore-after-crash"), enabled);
+                      refused || sr_client_is_locked (self->client, "restore-after-crash"), enabled);
   set_switch (self->launch_switch, sr_dbus_policy_get_restore_on_launch (policy));
   sr_lock_icon_apply (self->launch_lock, GTK_WIDGET (self->launch_switch),
-                      sr_client_is_locked (self->client, "restore-on-launch"), enabled);
+                      refused || sr_client_is_locked (self->client, "restore-on-launch"), enabled);
   sync_keep_row (self, sr_dbus_policy_get_max_age_days (policy));
   sr_lock_icon_apply (self->keep_lock, GTK_WIDGET (self->keep_row),
-                      sr_client_is_locked (self->client, "max-age-days"), enabled);
+                      refused || sr_client_is_locked (self->client, "max-age-days"), enabled);
 
   /* Off: what waits for the master switch says so, and why. */
   adw_preferences_group_set_description (self->when_group,
@@ -395,6 +400,7 @@ sr_settings_page_class_init (SrSettingsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, keep_lock);
   gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, keep_model);
   gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, clear_button);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, clear_lock);
   gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, apps_row);
   gtk_widget_class_bind_template_callback (widget_class, on_enabled_switch_state_set_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_setting_switch_state_set_cb);

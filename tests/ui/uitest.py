@@ -54,13 +54,15 @@ def write_state_file(session, app_id, age_seconds=0, instance='1'):
 class PanelTestCase(unittest.TestCase):
     site = {}
     locks = ()
+    allowed = ('org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
+               'org.gnome.SessionRestore.list')
     start_policyd = True
     panel_env = {}
     panel_path = PANEL
 
     @classmethod
     def setUpClass(cls):
-        cls.s = Session(site=cls.site, locks=cls.locks)
+        cls.s = Session(site=cls.site, locks=cls.locks, allowed=cls.allowed)
         write_desktop_files(cls.s, APPS)
         cls.prepare()
         if cls.start_policyd:
