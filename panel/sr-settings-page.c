@@ -260,18 +260,15 @@ on_clear_dialog_response_cb (SrSettingsPage   *self,
 /* The dialog says exactly what will go: it is counted afresh, not taken
  * from the list, which may be minutes old. */
 static void
-on_counted_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+show_clear_dialog (SrSettingsPage *self,
+                   GAsyncResult   *result,
+                   gboolean        turn_off)
 {
-  g_autoptr(GTask) task = user_data;
-  SrSettingsPage *self = g_task_get_source_object (task);
-  gboolean turn_off = GPOINTER_TO_INT (g_task_get_task_data (task));
   g_autoptr(GError) error = NULL;
   SrClearDialog *dialog;
   guint n = 0;
 
-  if (sr_app_list_reload_finish (SR_APP_LIST (source), result, &error))
+  if (sr_app_list_reload_finish (self->apps, result, &error))
     n = sr_app_list_get_n_saved (self->apps);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
@@ -285,13 +282,32 @@ on_counted_cb (GObject      *source,
 }
 
 static void
+on_counted_for_clear_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(SrSettingsPage) self = user_data;
+
+  show_clear_dialog (self, result, FALSE);
+}
+
+static void
+on_counted_for_turn_off_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  g_autoptr(SrSettingsPage) self = user_data;
+
+  show_clear_dialog (self, result, TRUE);
+}
+
+static void
 ask_before_clearing (SrSettingsPage *self,
                      gboolean        turn_off)
 {
-  GTask *task = g_task_new (self, NULL, NULL, NULL);
-
-  g_task_set_task_data (task, GINT_TO_POINTER (turn_off), NULL);
-  sr_app_list_reload_async (self->apps, NULL, on_counted_cb, task);
+  sr_app_list_reload_async (self->apps, NULL,
+                            turn_off ? on_counted_for_turn_off_cb : on_counted_for_clear_cb,
+                            g_object_ref (self));
 }
 
 static void
