@@ -7,6 +7,8 @@
 #include <adwaita.h>
 
 #include "sr-app-item.h"
+#include "sr-app-list.h"
+#include "sr-client.h"
 
 G_BEGIN_DECLS
 
@@ -20,5 +22,10 @@ SrClearDialog *sr_clear_dialog_new_for_all (GtkWidget *parent,
 SrClearDialog *sr_clear_dialog_new_for_app (GtkWidget *parent,
                                             SrAppItem *item,
                                             gboolean   turn_off);
+
+void           sr_clear_dialog_ask_to_clear_all (GtkWidget *from,
+                                                 SrClient  *client,
+                                                 SrAppList *apps,
+                                                 gboolean   turn_off);
 
 G_END_DECLS

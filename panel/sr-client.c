@@ -6,10 +6,8 @@
  * domain), and anything else (the bus, a timeout) becomes
  * SR_ERROR_FAILED with the original text kept for the details.
  *
- * It also holds a GPermission per polkit action, so that the pages can
- * show up front what polkit will refuse, rather than after a refusal.
- * Without polkit (or before it answers) nothing is assumed refused:
- * policyd decides, and says so.
+ * It also holds the polkit permissions (sr-permissions.c), so that the
+ * pages can show up front what polkit will refuse.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,13 +16,11 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <polkit/polkit.h>
 
 #include "sr-bus.h"
 #include "sr-client.h"
 #include "sr-error.h"
-
-#include <unistd.h>
+#include "sr-permissions.h"
 
 struct _SrClient {
   GObject parent_instance;
@@ -32,7 +28,7 @@ struct _SrClient {
   SrDBusPolicy *policy;          /* (owned) (nullable): while policyd runs */
   GCancellable *cancellable;     /* (owned) */
   guint watch_id;
-  GHashTable *permissions;       /* (owned) action id → GPermission (owned) */
+  SrPermissions *permissions;    /* (owned) */
 };
 
 G_DEFINE_FINAL_TYPE (SrClient, sr_client, G_TYPE_OBJECT)
@@ -124,54 +120,6 @@ on_name_vanished_cb (GDBusConnection *bus,
 }
 
 static void
-on_permission_changed_cb (SrClient *self)
-{
-  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
-}
-
-typedef struct {
-  GWeakRef client;
-  char *action;     /* (owned) */
-} PermissionRequest;
-
-static void
-permission_request_free (PermissionRequest *request)
-{
-  g_weak_ref_clear (&request->client);
-  g_free (request->action);
-  g_free (request);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PermissionRequest, permission_request_free)
-
-static void
-on_permission_ready_cb (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      user_data)
-{
-  g_autoptr(PermissionRequest) request = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPermission) permission = polkit_permission_new_finish (result, &error);
-  g_autoptr(SrClient) self = g_weak_ref_get (&request->client);
-
-  if (permission == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_message ("Cannot ask polkit about %s: %s", request->action, error->message);
-      return;
-    }
-  if (self == NULL || self->permissions == NULL)
-    return;
-  g_signal_connect_object (permission, "notify::allowed", G_CALLBACK (on_permission_changed_cb),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (permission, "notify::can-acquire", G_CALLBACK (on_permission_changed_cb),
-                           self, G_CONNECT_SWAPPED);
-  g_hash_table_insert (self->permissions, g_steal_pointer (&request->action),
-                       g_steal_pointer (&permission));
-  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
-}
-
-static void
 sr_client_get_property (GObject    *object,
                         guint       prop_id,
                         GValue     *value,
@@ -195,7 +143,7 @@ sr_client_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->watch_id, g_bus_unwatch_name);
   g_clear_object (&self->policy);
-  g_clear_pointer (&self->permissions, g_hash_table_unref);
+  g_clear_object (&self->permissions);
   G_OBJECT_CLASS (sr_client_parent_class)->dispose (object);
 }
 
@@ -232,19 +180,10 @@ sr_client_class_init (SrClientClass *klass)
 static void
 sr_client_init (SrClient *self)
 {
-  const char *actions[] = { SR_ACTION_CONFIGURE, SR_ACTION_CLEAR, SR_ACTION_LIST };
-
   self->cancellable = g_cancellable_new ();
-  self->permissions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
-    {
-      g_autoptr(PolkitSubject) subject = polkit_unix_process_new_for_owner (getpid (), 0, getuid ());
-      PermissionRequest *request = g_new0 (PermissionRequest, 1);
-
-      g_weak_ref_init (&request->client, self);
-      request->action = g_strdup (actions[i]);
-      polkit_permission_new (actions[i], subject, self->cancellable, on_permission_ready_cb, request);
-    }
+  self->permissions = sr_permissions_new ();
+  g_signal_connect_object (self->permissions, "changed", G_CALLBACK (sr_client_refresh),
+                           self, G_CONNECT_SWAPPED);
   self->watch_id = g_bus_watch_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
                                      G_BUS_NAME_WATCHER_FLAGS_AUTO_START,
                                      on_name_appeared_cb, on_name_vanished_cb, self, NULL);
@@ -262,22 +201,26 @@ sr_client_get_connected (SrClient *self)
   return self->policy != NULL;
 }
 
+/* Makes everything shown re-read what is in force: after a change the
+ * user backed out of, or that policyd refused. */
+void
+sr_client_refresh (SrClient *self)
+{
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
 SrDBusPolicy *
 sr_client_get_policy (SrClient *self)
 {
   return self->policy;
 }
 
-/* Whether polkit will refuse @action outright: not allowed, and no way
- * to authenticate for it. */
+/* Whether polkit will refuse @action outright (sr-permissions.c). */
 gboolean
 sr_client_is_refused (SrClient   *self,
                       const char *action)
 {
-  GPermission *permission = g_hash_table_lookup (self->permissions, action);
-
-  return permission != NULL && !g_permission_get_allowed (permission) &&
-         !g_permission_get_can_acquire (permission);
+  return sr_permissions_is_refused (self->permissions, action);
 }
 
 gboolean

@@ -161,12 +161,6 @@ sync_settings (SrSettingsPage *self)
 }
 
 static void
-set_setting (SrSettingsPage *self,
-             const char     *key,
-             GVariant       *value,
-             GAsyncReadyCallback done);
-
-static void
 on_setting_set_cb (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
@@ -184,130 +178,12 @@ on_setting_set_cb (GObject      *source,
 }
 
 static void
-set_setting (SrSettingsPage      *self,
-             const char          *key,
-             GVariant            *value,
-             GAsyncReadyCallback  done)
+set_setting (SrSettingsPage *self,
+             const char     *key,
+             GVariant       *value)
 {
   sr_client_call (self->client, "SetSetting", g_variant_new ("(sv)", key, value), NULL,
-                  done != NULL ? done : on_setting_set_cb, g_object_ref (self));
-}
-
-/* -- Turning everything off, clearing everything ---------------------------- */
-
-static void
-on_turned_off_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(SrSettingsPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
-  guint n_saved = sr_app_list_get_n_saved (self->apps);
-  g_autofree char *text = NULL;
-
-  if (reply == NULL)
-    {
-      sr_panel_window_report_error (GTK_WIDGET (self), error);
-      sync_settings (self);
-      return;
-    }
-  text = n_saved > 0 ? sr_format_cleared (n_saved) : g_strdup (_("Save and Restore Apps is off"));
-  sr_panel_window_toast (GTK_WIDGET (self), text);
-  sr_app_list_reload (self->apps);
-}
-
-static void
-on_cleared_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(SrSettingsPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
-  g_autoptr(GVariant) report = NULL;
-  g_autofree const char **apps = NULL;
-  g_autofree char *text = NULL;
-
-  if (reply == NULL)
-    {
-      sr_panel_window_report_error (GTK_WIDGET (self), error);
-      return;
-    }
-  g_variant_get (reply, "(@a{sv})", &report);
-  g_variant_lookup (report, "apps", "^a&s", &apps);
-  text = sr_format_cleared (apps != NULL ? g_strv_length ((char **) apps) : 0);
-  sr_panel_window_toast (GTK_WIDGET (self), text);
-  sr_app_list_reload (self->apps);
-}
-
-static void
-on_clear_dialog_response_cb (SrSettingsPage   *self,
-                             const char       *response,
-                             AdwMessageDialog *dialog)
-{
-  gboolean turn_off = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "turn-off"));
-
-  if (!g_str_equal (response, "clear"))
-    sync_settings (self);
-  else if (turn_off)
-    set_setting (self, "enabled", g_variant_new_boolean (FALSE), on_turned_off_cb);
-  else
-    sr_client_call (self->client, "Clear", g_variant_new ("(@as)", g_variant_new_strv (NULL, 0)),
-                    NULL, on_cleared_cb, g_object_ref (self));
-}
-
-/* The dialog says exactly what will go: it is counted afresh, not taken
- * from the list, which may be minutes old. */
-static void
-show_clear_dialog (SrSettingsPage *self,
-                   GAsyncResult   *result,
-                   gboolean        turn_off)
-{
-  g_autoptr(GError) error = NULL;
-  SrClearDialog *dialog;
-  guint n = 0;
-
-  if (sr_app_list_reload_finish (self->apps, result, &error))
-    n = sr_app_list_get_n_saved (self->apps);
-  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-
-  dialog = sr_clear_dialog_new_for_all (GTK_WIDGET (self), n, sr_app_list_get_bytes (self->apps),
-                                        turn_off);
-  g_object_set_data (G_OBJECT (dialog), "turn-off", GINT_TO_POINTER (turn_off));
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_clear_dialog_response_cb),
-                           self, G_CONNECT_SWAPPED);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-on_counted_for_clear_cb (GObject      *source,
-                         GAsyncResult *result,
-                         gpointer      user_data)
-{
-  g_autoptr(SrSettingsPage) self = user_data;
-
-  show_clear_dialog (self, result, FALSE);
-}
-
-static void
-on_counted_for_turn_off_cb (GObject      *source,
-                            GAsyncResult *result,
-                            gpointer      user_data)
-{
-  g_autoptr(SrSettingsPage) self = user_data;
-
-  show_clear_dialog (self, result, TRUE);
-}
-
-static void
-ask_before_clearing (SrSettingsPage *self,
-                     gboolean        turn_off)
-{
-  sr_app_list_reload_async (self->apps, NULL,
-                            turn_off ? on_counted_for_turn_off_cb : on_counted_for_clear_cb,
-                            g_object_ref (self));
+                  on_setting_set_cb, g_object_ref (self));
 }
 
 static void
@@ -315,7 +191,9 @@ clear_all_action (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *parameter)
 {
-  ask_before_clearing (SR_SETTINGS_PAGE (widget), FALSE);
+  SrSettingsPage *self = SR_SETTINGS_PAGE (widget);
+
+  sr_clear_dialog_ask_to_clear_all (widget, self->client, self->apps, FALSE);
 }
 
 /* -- The controls -------------------------------------------------------------- */
@@ -329,7 +207,8 @@ on_enabled_switch_state_set_cb (SrSettingsPage *self,
   if (state)
     sr_settings_page_turn_on (self);
   else
-    ask_before_clearing (self, TRUE);   /* turning off clears: ask first */
+    sr_clear_dialog_ask_to_clear_all (GTK_WIDGET (self), self->client, self->apps,
+                                      TRUE);   /* turning off clears: ask first */
   return TRUE;
 }
 
@@ -341,7 +220,7 @@ on_setting_switch_state_set_cb (SrSettingsPage *self,
   if (self->updating || self->client == NULL)
     return FALSE;
   set_setting (self, sw == self->crash_switch ? "restore-after-crash" : "restore-on-launch",
-               g_variant_new_boolean (state), NULL);
+               g_variant_new_boolean (state));
   return TRUE;
 }
 
@@ -352,7 +231,7 @@ on_login_row_selected_cb (SrSettingsPage *self)
 
   if (self->updating || self->client == NULL || selected >= G_N_ELEMENTS (login_nicks))
     return;
-  set_setting (self, "login-restore", g_variant_new_string (login_nicks[selected]), NULL);
+  set_setting (self, "login-restore", g_variant_new_string (login_nicks[selected]));
 }
 
 static void
@@ -364,14 +243,13 @@ on_keep_row_selected_cb (SrSettingsPage *self)
     return;
   set_setting (self, "max-age-days",
                g_variant_new_int32 (selected < G_N_ELEMENTS (keep_days) ? keep_days[selected]
-                                                                         : self->keep_extra),
-               NULL);
+                                                                         : self->keep_extra));
 }
 
 void
 sr_settings_page_turn_on (SrSettingsPage *self)
 {
-  set_setting (self, "enabled", g_variant_new_boolean (TRUE), NULL);
+  set_setting (self, "enabled", g_variant_new_boolean (TRUE));
 }
 
 /* -- The page ---------------------------------------------------------------------- */

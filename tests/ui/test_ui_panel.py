@@ -240,13 +240,14 @@ class PanelTest(PanelTestCase):
             self.toggle('Restore After a Crash')
             toast = self.find('label', 'Cannot check permissions right now')
             self.assertLessEqual(len(toast.get_name()), 40)
-            self.assertFalse(self.find_all('label', 'You are not allowed'))
-            self.wait_until(lambda: self.checked('Restore After a Crash'), 'the switch to spring back')
             # The details are one click away, not in the toast.
             self.click_button('Details')
             self.find('label', 'What Went Wrong')
+            self.find('label', 'polkit')
             self.key('Escape')
             self.gone('label', 'What Went Wrong')
+            self.assertFalse(self.find_all('label', 'You are not allowed'))
+            self.wait_until(lambda: self.checked('Restore After a Crash'), 'the switch to spring back')
         finally:
             self.s.start_mock_polkit(ALL_ACTIONS)
 

@@ -234,15 +234,20 @@ class PanelTestCase(unittest.TestCase):
         the accessibility tree's order is not the list's."""
         return sorted(nodes, key=lambda n: n.get_extents(Atspi.CoordType.WINDOW).y)
 
-    def row_text(self, name):
-        """The description line of the Apps list's row for the app."""
-        for label in self.find_all('label', name):
-            if label.get_name() != name:
-                continue
-            box = label.get_parent()
-            if box is not None and box.get_child_count() == 2:
-                return box.get_child_at_index(1).get_name() or ''
-        raise AssertionError(f'no row for {name} is showing')
+    def row_text(self, name, timeout=10):
+        """The description line of the Apps list's row for the app, once
+        the row is showing."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for label in self.find_all('label', name):
+                if label.get_name() != name:
+                    continue
+                box = label.get_parent()
+                if box is not None and box.get_child_count() == 2:
+                    return box.get_child_at_index(1).get_name() or ''
+            if time.monotonic() > deadline:
+                raise AssertionError(f'no row for {name} is showing')
+            time.sleep(0.1)
 
     def sensitive(self, role, name):
         return self.has_state(self.find(role, name), Atspi.StateType.SENSITIVE)
