@@ -76,6 +76,14 @@ on_listed_cb (SrAppsPage *self)
   update_page (self);
 }
 
+/* Exclusions change which apps are listed, not their order. */
+static void
+on_client_changed_cb (SrAppsPage *self)
+{
+  gtk_filter_changed (self->filter, GTK_FILTER_CHANGE_DIFFERENT);
+  update_page (self);
+}
+
 static void
 on_search_entry_changed_cb (SrAppsPage *self)
 {
@@ -372,7 +380,7 @@ sr_apps_page_set_context (SrAppsPage *self,
   g_set_object (&self->apps, apps);
   gtk_filter_list_model_set_model (self->filtered, G_LIST_MODEL (apps));
   g_signal_connect_object (apps, "listed", G_CALLBACK (on_listed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (client, "changed", G_CALLBACK (on_listed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (client, "changed", G_CALLBACK (on_client_changed_cb), self, G_CONNECT_SWAPPED);
   update_page (self);
 }
 

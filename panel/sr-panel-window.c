@@ -148,11 +148,12 @@ show_settings_action (GtkWidget  *widget,
 }
 
 /* Apps keep saving while the panel is open: the totals are counted
- * afresh whenever the user comes back to the window. */
+ * afresh whenever the user comes back to the window (not as it first
+ * opens: the first listing is on its way then). */
 static void
 on_is_active_changed_cb (SrPanelWindow *self)
 {
-  if (gtk_window_is_active (GTK_WINDOW (self)))
+  if (gtk_window_is_active (GTK_WINDOW (self)) && sr_app_list_get_ready (self->apps))
     sr_app_list_reload (self->apps);
 }
 
