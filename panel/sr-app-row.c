@@ -2,8 +2,8 @@
  *
  * Rows are recycled by the list view: the item changes under the row, so
  * everything shown is re-read from the item on every change. The row does
- * not talk to the service: its switch and button activate the window's
- * actions, and the row follows the item once the service has answered.
+ * not talk to the service: its switch and buttons activate the Apps
+ * page's actions, and the row follows the item once the service has answered.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -15,6 +15,7 @@
 
 #include "sr-app-row.h"
 #include "sr-format.h"
+#include "sr-lock-icon.h"
 
 struct _SrAppRow {
   GtkWidget parent_instance;
@@ -25,8 +26,9 @@ struct _SrAppRow {
   GtkWidget *box;
   GtkImage *icon;
   GtkLabel *name_label;
-  GtkLabel *usage_label;
+  GtkLabel *subtitle_label;
   GtkWidget *lock_icon;
+  GtkWidget *reset_button;
   GtkWidget *forget_button;
   GtkSwitch *save_switch;
 };
@@ -40,26 +42,72 @@ enum {
 };
 static GParamSpec *properties[N_PROPS];
 
+/* What will come back, in a line: "2 windows, 260 kB · reopens at login ·
+ * saved 5 minutes ago". State that will not be restored says so first. */
+static char *
+describe (SrAppItem *item)
+{
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+  gboolean has_state = sr_app_item_get_has_state (item);
+
+  if (!sr_app_item_get_installed (item))
+    g_ptr_array_add (parts, g_strdup (_("Not installed")));
+  if (sr_app_item_get_admin_excluded (item))
+    g_ptr_array_add (parts, g_strdup (_("Turned off by your administrator")));
+  if (sr_app_item_get_crash_loop (item))
+    g_ptr_array_add (parts, g_strdup (_("Held back after repeated crashes")));
+
+  switch (sr_app_item_get_state (item))
+    {
+    case SR_APP_STATE_EXPIRED:
+      g_ptr_array_add (parts, g_strdup (_("Too old to be restored")));
+      break;
+    case SR_APP_STATE_CLEARED:
+      g_ptr_array_add (parts, g_strdup (_("Cleared, will not be restored")));
+      break;
+    case SR_APP_STATE_VALID:
+      g_ptr_array_add (parts, sr_format_session_size (sr_app_item_get_windows (item),
+                                                      sr_app_item_get_bytes (item)));
+      g_ptr_array_add (parts, g_strdup (sr_app_item_get_at_login (item)
+                                        ? _("reopens at login")
+                                        : _("remembers window sizes only")));
+      break;
+    case SR_APP_STATE_NONE:
+    default:
+      if (!sr_app_item_get_admin_excluded (item))
+        g_ptr_array_add (parts, g_strdup (_("Nothing saved")));
+      break;
+    }
+  if (has_state)
+    g_ptr_array_add (parts, sr_format_time_ago (sr_app_item_get_last_saved (item),
+                                                g_get_real_time ()));
+  g_ptr_array_add (parts, NULL);
+  /* Translators: what separates the parts of an app's description */
+  return g_strjoinv (_(" · "), (char **) parts->pdata);
+}
+
 static void
 sync_usage (SrAppRow *self)
 {
-  g_autofree char *usage = sr_format_usage (sr_app_item_get_bytes (self->item),
-                                            sr_app_item_get_last_saved (self->item),
-                                            g_get_real_time ());
+  g_autofree char *subtitle = describe (self->item);
+  gboolean has_state = sr_app_item_get_has_state (self->item);
 
-  gtk_label_set_label (self->usage_label, usage);
-  gtk_widget_set_sensitive (self->forget_button, sr_app_item_get_has_state (self->item));
+  gtk_label_set_label (self->subtitle_label, subtitle);
+  /* Nothing saved: nothing to clear, no trash can. */
+  gtk_widget_set_visible (self->forget_button, has_state);
+  gtk_widget_set_visible (self->reset_button, sr_app_item_get_crash_loop (self->item));
 }
 
-/* GTK 4.8's list view keeps some 200 rows built, most of them off screen:
- * what only matters on screen (the switch, accessible names) is done when
- * the row is mapped. */
+/* GTK 4.8's list view keeps rows built that are off screen: what only
+ * matters on screen (the switch, accessible names) is done when the row
+ * is mapped. */
 static void
 sync_from_item (SrAppRow *self)
 {
   g_autofree char *switch_label = NULL;
   g_autofree char *forget_label = NULL;
-  gboolean admin, included;
+  g_autofree char *reset_label = NULL;
+  gboolean admin, included, locked;
   const char *name;
 
   if (self->item == NULL)
@@ -73,35 +121,36 @@ sync_from_item (SrAppRow *self)
     return;
 
   admin = sr_app_item_get_admin_excluded (self->item);
+  locked = sr_app_item_get_locked (self->item);
   included = !sr_app_item_get_excluded (self->item) && !admin;
 
   gtk_switch_set_active (self->save_switch, included);
   gtk_switch_set_state (self->save_switch, included);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->save_switch), !admin);
-  gtk_widget_set_visible (self->lock_icon, admin);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->save_switch),
-                               admin ? _("Set by your administrator") : NULL);
+  sr_lock_icon_apply (self->lock_icon, GTK_WIDGET (self->save_switch), admin || locked, TRUE);
 
   /* Translators: the accessible name of an app's switch */
   switch_label = g_strdup_printf (_("Save and restore %s"), name);
-  /* Translators: the accessible name of an app's forget button */
-  forget_label = g_strdup_printf (_("Forget stored state of %s"), name);
+  /* Translators: the accessible name of an app's clear button */
+  forget_label = g_strdup_printf (_("Clear saved session of %s"), name);
+  /* Translators: the accessible name of the button that resets an app's crash guard */
+  reset_label = g_strdup_printf (_("Let %s restore after a crash again"), name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->save_switch),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, switch_label, -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->forget_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, forget_label, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->reset_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, reset_label, -1);
 }
 
-/* Sizes change for many apps at once (every listing); they only touch
- * the usage line. */
+/* Saved sessions change for many apps at once (every listing); they only
+ * touch the description. */
 static void
 on_item_notify_cb (SrAppRow   *self,
                    GParamSpec *pspec)
 {
-  if (g_str_equal (pspec->name, "bytes") || g_str_equal (pspec->name, "last-saved") ||
-      g_str_equal (pspec->name, "has-state"))
+  if (g_str_equal (pspec->name, "usage"))
     sync_usage (self);
-  else
+  else if (g_str_equal (pspec->name, "excluded"))
     sync_from_item (self);
 }
 
@@ -116,7 +165,7 @@ on_save_switch_state_set_cb (SrAppRow *self,
    * the switch shows where the user put it. */
   if (state == (!sr_app_item_get_excluded (self->item) && !sr_app_item_get_admin_excluded (self->item)))
     return FALSE;
-  gtk_widget_activate_action (GTK_WIDGET (self), "win.set-app-excluded", "(sb)",
+  gtk_widget_activate_action (GTK_WIDGET (self), "apps.set-excluded", "(sb)",
                               sr_app_item_get_app_id (self->item), !state);
   return TRUE;
 }
@@ -125,9 +174,18 @@ static void
 on_forget_button_clicked_cb (SrAppRow *self)
 {
   if (self->item != NULL)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.forget-app", "s",
+    gtk_widget_activate_action (GTK_WIDGET (self), "apps.forget", "s",
                                 sr_app_item_get_app_id (self->item));
 }
+
+static void
+on_reset_button_clicked_cb (SrAppRow *self)
+{
+  if (self->item != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "apps.reset-crash-guard", "s",
+                                sr_app_item_get_app_id (self->item));
+}
+
 
 static void
 sr_app_row_set_item (SrAppRow  *self,
@@ -211,21 +269,30 @@ sr_app_row_class_init (SrAppRowClass *klass)
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (SR_TYPE_LOCK_ICON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/gnome/SessionRestore/sr-app-row.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, box);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, icon);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, name_label);
-  gtk_widget_class_bind_template_child (widget_class, SrAppRow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, reset_button);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, lock_icon);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, forget_button);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, save_switch);
   gtk_widget_class_bind_template_callback (widget_class, on_save_switch_state_set_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_forget_button_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_reset_button_clicked_cb);
 }
 
 static void
 sr_app_row_init (SrAppRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+SrAppItem *
+sr_app_row_get_item (SrAppRow *self)
+{
+  return self->item;
 }

@@ -13,4 +13,6 @@ G_BEGIN_DECLS
 #define SR_TYPE_APP_ROW (sr_app_row_get_type ())
 G_DECLARE_FINAL_TYPE (SrAppRow, sr_app_row, SR, APP_ROW, GtkWidget)
 
+SrAppItem *sr_app_row_get_item (SrAppRow *self);
+
 G_END_DECLS

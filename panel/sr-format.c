@@ -1,4 +1,7 @@
-/* sr-format.c: sizes and times as people read them
+/* sr-format.c: sizes, times and counts as people read them
+ *
+ * One wording for saved sessions everywhere: the dialogs that ask and the
+ * toasts that follow count the same way.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,19 +38,68 @@ sr_format_time_ago (gint64 then_usec,
   return g_strdup_printf (ngettext ("saved %d day ago", "saved %d days ago", n), n);
 }
 
-/* "12 kB · saved 5 minutes ago", or "Nothing stored". */
+/* "1 window, 260 kB", or "260 kB" when the windows are not known. */
 char *
-sr_format_usage (guint64 bytes,
-                 gint64  last_saved_usec,
-                 gint64  now_usec)
+sr_format_session_size (int     windows,
+                        guint64 bytes)
+{
+  g_autofree char *size = g_format_size (bytes);
+
+  if (windows < 0)
+    return g_steal_pointer (&size);
+  /* Translators: a saved session's windows, then its size */
+  return g_strdup_printf (ngettext ("%d window, %s", "%d windows, %s", windows), windows, size);
+}
+
+/* "6 apps · 340 kB", or "Nothing saved". */
+char *
+sr_format_totals (guint   n_apps,
+                  guint64 bytes)
 {
   g_autofree char *size = NULL;
-  g_autofree char *ago = NULL;
 
-  if (bytes == 0 && last_saved_usec == 0)
-    return g_strdup (_("Nothing stored"));
+  if (n_apps == 0)
+    return g_strdup (_("Nothing saved"));
   size = g_format_size (bytes);
-  ago = sr_format_time_ago (last_saved_usec, now_usec);
-  /* Translators: the stored size of an app's state, then when it was saved */
-  return g_strdup_printf (_("%s · %s"), size, ago);
+  /* Translators: how many apps have saved sessions, then their size */
+  return g_strdup_printf (ngettext ("%u app · %s", "%u apps · %s", n_apps), n_apps, size);
+}
+
+/* A toast's text after clearing: short, and the same count the dialog
+ * gave. */
+char *
+sr_format_cleared (guint n_apps)
+{
+  return g_strdup_printf (ngettext ("Cleared %u saved session", "Cleared %u saved sessions", n_apps),
+                          n_apps);
+}
+
+/* @consumers: (nullable): the Consumers property, a(sx). */
+char *
+sr_format_consumers (GVariant *consumers)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  GVariantIter iter;
+  const char *name;
+  gint64 last;
+
+  if (consumers != NULL)
+    {
+      g_variant_iter_init (&iter, consumers);
+      while (g_variant_iter_next (&iter, "(&sx)", &name, &last))
+        g_ptr_array_add (names, (gpointer) name);
+    }
+  if (names->len == 0)
+    return g_strdup (_("Nothing on this desktop has asked yet: your desktop may not restore apps"));
+  if (names->len == 1)
+    return g_strdup_printf (_("Used by %s"), (const char *) names->pdata[0]);
+  if (names->len == 2)
+    /* Translators: the names of two programs */
+    return g_strdup_printf (_("Used by %s and %s"), (const char *) names->pdata[0],
+                            (const char *) names->pdata[1]);
+  /* Translators: the names of two programs, then how many others */
+  return g_strdup_printf (ngettext ("Used by %s, %s and %u other", "Used by %s, %s and %u others",
+                                    names->len - 2),
+                          (const char *) names->pdata[0], (const char *) names->pdata[1],
+                          names->len - 2);
 }

@@ -1,4 +1,4 @@
-/* sr-format.h: sizes and times as people read them
+/* sr-format.h: sizes, times and counts as people read them
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -8,10 +8,13 @@
 
 G_BEGIN_DECLS
 
-char *sr_format_time_ago   (gint64  then_usec,
-                            gint64  now_usec);
-char *sr_format_usage      (guint64 bytes,
-                            gint64  last_saved_usec,
-                            gint64  now_usec);
+char *sr_format_time_ago     (gint64  then_usec,
+                              gint64  now_usec);
+char *sr_format_session_size (int     windows,
+                              guint64 bytes);
+char *sr_format_totals       (guint   n_apps,
+                              guint64 bytes);
+char *sr_format_cleared      (guint   n_apps);
+char *sr_format_consumers    (GVariant *consumers);
 
 G_END_DECLS

@@ -111,10 +111,13 @@ quit_action (GSimpleAction *action,
              gpointer       user_data)
 {
   GtkApplication *app = user_data;
-  GList *windows = gtk_application_get_windows (app);
+  g_autolist(GtkWindow) windows = g_list_copy (gtk_application_get_windows (app));
 
+  /* Closed, not destroyed: a window remembers its size as it closes. */
   for (GList *l = windows; l != NULL; l = l->next)
-    gtk_window_destroy (l->data);
+    g_object_ref (l->data);
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
 }
 
 static const GActionEntry app_actions[] = {

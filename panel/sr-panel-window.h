@@ -11,8 +11,12 @@ G_BEGIN_DECLS
 #define SR_TYPE_PANEL_WINDOW (sr_panel_window_get_type ())
 G_DECLARE_FINAL_TYPE (SrPanelWindow, sr_panel_window, SR, PANEL_WINDOW, AdwApplicationWindow)
 
-SrPanelWindow *sr_panel_window_new       (AdwApplication *application);
-void           sr_panel_window_show_view (SrPanelWindow  *self,
-                                          const char     *name);
+SrPanelWindow *sr_panel_window_new          (AdwApplication *application);
+void           sr_panel_window_show_view    (SrPanelWindow  *self,
+                                             const char     *name);
+void           sr_panel_window_toast        (GtkWidget      *widget,
+                                             const char     *text);
+void           sr_panel_window_report_error (GtkWidget      *widget,
+                                             const GError   *error);
 
 G_END_DECLS

@@ -27,25 +27,40 @@ APPS = {
 }
 
 
-def write_desktop_files(session, apps):
+def write_desktop_files(session, apps, extra=''):
     directory = os.path.join(session.data_home, 'applications')
     os.makedirs(directory, exist_ok=True)
     for app_id, name in apps.items():
         with open(os.path.join(directory, f'{app_id}.desktop'), 'w') as f:
             f.write(f'[Desktop Entry]\nType=Application\nName={name}\nExec=true\n'
-                    'Icon=application-x-executable\n')
+                    f'Icon=application-x-executable\n{extra}')
+
+
+def write_state_file(session, app_id, age_seconds=0, instance='1'):
+    """A GTK state file for the app, as if saved age_seconds ago, written
+    behind policyd's back (no CheckSave): a store as it is on disk."""
+    from simulator import Simulator  # noqa: E402
+    path = os.path.join(session.state_home, f'{app_id}#{instance}.state')
+    data = Simulator.gtk_state(None, app_id, instance, b'x' * 2000)
+    with open(path, 'wb') as f:
+        f.write(data.get_data_as_bytes().get_data())
+    when = time.time() - age_seconds
+    os.utime(path, (when, when))
+    return path
 
 
 class PanelTestCase(unittest.TestCase):
     site = {}
     locks = ()
+    allowed = ('org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
+               'org.gnome.SessionRestore.list')
     start_policyd = True
     panel_env = {}
     panel_path = PANEL
 
     @classmethod
     def setUpClass(cls):
-        cls.s = Session(site=cls.site, locks=cls.locks)
+        cls.s = Session(site=cls.site, locks=cls.locks, allowed=cls.allowed)
         write_desktop_files(cls.s, APPS)
         cls.prepare()
         if cls.start_policyd:
@@ -111,7 +126,7 @@ class PanelTestCase(unittest.TestCase):
             try:
                 # Not pruned by size: GtkStackPage accessibles have none,
                 # yet their children may be on screen.
-                if node.get_role_name() == role and (name is None or name in (node.get_name() or '')) \
+                if (role is None or node.get_role_name() == role) and (name is None or name in (node.get_name() or '')) \
                         and (not showing or self.on_screen(node)):
                     found.append(node)
                 for i in range(node.get_child_count()):
@@ -168,7 +183,14 @@ class PanelTestCase(unittest.TestCase):
         self.act(self.find('check box', name), 'toggle')
 
     def show_view(self, title):
-        self.click('page tab', title)
+        """'Apps' opens the Apps subpage, as its row on the settings page
+        does; 'Settings' goes back."""
+        action = {'Apps': 'win.show-apps', 'Settings': 'win.show-settings'}[title]
+        self.act(self.find('frame', 'Session Restore'), action)
+        if title == 'Apps':
+            self.find('entry', 'Search apps')
+        else:
+            self.find('check box', 'Save and Restore Apps')
 
     # -- reading --------------------------------------------------------------------
 
@@ -203,6 +225,27 @@ class PanelTestCase(unittest.TestCase):
 
     def checked(self, name):
         return self.has_state(self.find('check box', name), Atspi.StateType.CHECKED)
+
+    @staticmethod
+    def in_order(nodes):
+        """As on screen, top to bottom: a list view's rows are recycled, so
+        the accessibility tree's order is not the list's."""
+        return sorted(nodes, key=lambda n: n.get_extents(Atspi.CoordType.WINDOW).y)
+
+    def row_text(self, name, timeout=10):
+        """The description line of the Apps list's row for the app, once
+        the row is showing."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for label in self.find_all('label', name):
+                if label.get_name() != name:
+                    continue
+                box = label.get_parent()
+                if box is not None and box.get_child_count() == 2:
+                    return box.get_child_at_index(1).get_name() or ''
+            if time.monotonic() > deadline:
+                raise AssertionError(f'no row for {name} is showing')
+            time.sleep(0.1)
 
     def sensitive(self, role, name):
         return self.has_state(self.find(role, name), Atspi.StateType.SENSITIVE)

@@ -32,8 +32,9 @@ class GermanTest(PanelTestCase):
     def test_shows_german(self):
         self.find('check box', 'Apps speichern und wiederherstellen')
         self.find('label', 'Wann wiederherstellen')
-        self.find('label', 'Gespeicherten Zustand behalten für')
-        self.find('page tab', 'Einstellungen')
+        self.find('combo box', 'Gespeicherte Sitzungen behalten für')
+        self.find('label', 'Gespeicherte Sitzungen')
+        self.find('label', 'Bei der Anmeldung')
         self.find('label', '30 Tage')
         self.assertFalse(self.find_all('label', 'When to Restore'))
         self.screenshot('german')

@@ -1,34 +1,40 @@
-"""The panel without policyd: a status page with Retry; it comes back by
-itself when the service returns, and goes again when it dies. Retry starts
-the service by D-Bus activation once it can be activated."""
+"""The panel without policyd: a status page that says what is missing,
+with Retry and no way into pages that cannot work; it comes back by itself
+when the service returns, and goes again when it dies. Retry starts the
+service by D-Bus activation once it can be activated, and says in a
+sentence why it could not. The window opens at the size it was closed at."""
 import os
 import signal
+import subprocess
 import time
 
 from srtest import BUS_NAME, POLICYD, GLib, Gio
-from uitest import PanelTestCase
+from uitest import Atspi, PanelTestCase
 
 
 class MissingServiceTest(PanelTestCase):
     start_policyd = False
 
     def test_1_status_page_then_reconnects(self):
-        self.find('label', 'Session Restore Is Not Running')
+        self.find('label', 'Cannot Reach the Session Restore Service')
         self.screenshot('missing')
-        # Retry with nothing to activate says why.
+        # No page navigation where no page can work.
+        self.assertFalse(self.find_all('push button', 'Back'))
+        self.assertFalse(self.find_all('check box'))
+        # Retry with nothing to activate says why, in words.
         self.click_button('Retry')
-        self.find('label', 'Could not start the service')
+        self.find('label', 'Could not start the service: it is not installed on this computer')
 
         self.s.start_policyd()
         self.find('check box', 'Save and Restore Apps', timeout=20)
-        self.assertFalse(self.find_all('label', 'Session Restore Is Not Running'))
+        self.assertFalse(self.find_all('label', 'Cannot Reach the Session Restore Service'))
 
         # A crash: back to the status page, by itself.
         self.s.stop_policyd(signal.SIGKILL)
-        self.find('label', 'Session Restore Is Not Running', timeout=20)
+        self.find('label', 'Cannot Reach the Session Restore Service', timeout=20)
 
     def test_2_retry_activates_the_service(self):
-        self.find('label', 'Session Restore Is Not Running')
+        self.find('label', 'Cannot Reach the Session Restore Service')
         # Make the service activatable on this bus, as an installed one is.
         services = os.path.join(self.s.data_home, 'dbus-1', 'services')
         os.makedirs(services, exist_ok=True)
@@ -43,3 +49,22 @@ class MissingServiceTest(PanelTestCase):
         self.assertIsNotNone(pid)
         os.kill(pid, signal.SIGTERM)
         GLib.usleep(0)
+
+    def test_3_window_keeps_its_size(self):
+        self.resize(500, 600)
+        width = self.find('frame', 'Session Restore').get_extents(Atspi.CoordType.WINDOW).width
+        self.assertNotEqual(width, 640)
+        self.key('ctrl+q')
+        self.panel.wait(10)
+        ini = os.path.join(self.s.config_home, 'session-restore', 'panel.ini')
+        with open(ini) as f:
+            text = f.read()
+        self.assertIn('width=500', text)
+        self.assertIn('height=600', text)
+        # Opened again, it comes back at that size.
+        type(self).panel = subprocess.Popen([self.panel_path], env=dict(self.s.env, GSK_RENDERER='cairo'),
+                                            stdout=self.panel_log, stderr=subprocess.STDOUT)
+        type(self).app = self.wait_for_app()
+        frame = self.find('frame', 'Session Restore')
+        self.wait_until(lambda: frame.get_extents(Atspi.CoordType.WINDOW).width == width,
+                        f'the window to open {width} wide, not {frame.get_extents(Atspi.CoordType.WINDOW).width}')

@@ -5,9 +5,13 @@ import time
 
 from simulator import Simulator
 from srtest import GLib
-from uitest import APPS, Atspi, PanelTestCase, write_desktop_files
+from uitest import APPS, Atspi, PanelTestCase, write_desktop_files, write_state_file
 
 EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
+ABACUS, ZOO, GONE = 'org.example.Abacus', 'org.example.Aardvark', 'org.example.Uninstalled'
+ALL_ACTIONS = ['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
+               'org.gnome.SessionRestore.list']
+RECOVER = 2
 
 
 class PanelTest(PanelTestCase):
@@ -16,6 +20,9 @@ class PanelTest(PanelTestCase):
         cls.sim = Simulator(cls.s)
         # Its id sorts first, its name last: the list must go by name.
         write_desktop_files(cls.s, {'org.example.Aardvark': 'Zoo Keeper'})
+        # Found by its generic name and its keywords too.
+        write_desktop_files(cls.s, {ABACUS: 'Abacus'},
+                            extra='GenericName=Calculator\nKeywords=arithmetic;sums;\n')
 
     def tearDown(self):
         # A failed case must not leave a dialog over the next one.
@@ -23,10 +30,12 @@ class PanelTest(PanelTestCase):
             self.act(button, 'click')
 
     def setUp(self):
-        # Every case starts from defaults and three apps with stored state.
+        # Every case starts from defaults and three apps with saved sessions.
         self.s.gsettings('reset-recursively')
-        self.s.set_allowed(['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
-                            'org.gnome.SessionRestore.list'])
+        self.s.set_allowed(ALL_ACTIONS)
+        for name in os.listdir(self.s.state_home):
+            if name.startswith((ABACUS, ZOO, GONE)):
+                os.unlink(os.path.join(self.s.state_home, name))
         for app in APPS:
             self.sim.save(app, payload=b's' * 4000)
         self.show_view('Settings')
@@ -35,7 +44,7 @@ class PanelTest(PanelTestCase):
     def state_files(self):
         return sorted(n for n in os.listdir(self.s.state_home) if n.endswith('.state'))
 
-    def test_master_switch_asks_then_forgets_everything(self):
+    def test_master_switch_asks_then_clears_everything(self):
         self.screenshot('normal')
         # Cancel first: nothing happens.
         self.toggle('Save and Restore Apps')
@@ -46,18 +55,28 @@ class PanelTest(PanelTestCase):
         self.assertEqual(len(self.state_files()), 4)
 
         self.toggle('Save and Restore Apps')
-        dialog_text = self.find('label', 'will be forgotten')
+        dialog_text = self.find('label', 'will be cleared')
+        self.assertIn('3 saved sessions', dialog_text.get_name())
         self.assertIn('cannot be undone', dialog_text.get_name())
         self.click_button('Turn Off')
         self.wait_until(lambda: self.s.gsettings_value('enabled') is False, 'enabled=false in gsettings')
         self.wait_until(lambda: not self.checked('Save and Restore Apps'), 'the switch to follow')
         self.wait_until(lambda: [n for n in self.state_files() if '#' in n] == [], 'state files to go')
-        # Everything below is insensitive now.
+        # What went, in the same count as the dialog.
+        self.find('label', 'Cleared 3 saved sessions')
+        # What no longer applies is insensitive, and the page says why.
         self.assertFalse(self.sensitive('check box', 'Restore After a Crash'))
         self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
+        self.find('label', 'Save and Restore Apps is off')
 
-        self.toggle('Save and Restore Apps')
+        # The Apps subpage says so too, and offers to turn it back on.
+        self.show_view('Apps')
+        self.find('label', 'Save and Restore Apps Is Off')
+        self.assertFalse(self.find_all('check box', 'Save and restore Files'))
+        self.click_button('Turn On')
         self.wait_until(lambda: self.s.gsettings_value('enabled') is True, 'enabled=true again')
+        self.find('check box', 'Save and restore Files')
+        self.show_view('Settings')
         self.assertTrue(self.sensitive('check box', 'Restore After a Crash'))
 
     def test_when_to_restore_switches(self):
@@ -73,57 +92,137 @@ class PanelTest(PanelTestCase):
         self.s.set_setting('restore-on-launch', GLib.Variant('b', True))
         self.wait_until(lambda: self.checked('Restore on a Normal Launch'), 'the switch to follow')
 
-    def test_opt_an_app_out(self):
+    def test_totals_and_consumers(self):
+        # The test's simulator asked policyd: it is what uses it here.
+        self.find('label', 'Used by python3')
+        totals = self.find('label', '3 apps ·')
+        self.assertIn('kB', totals.get_name())
+
+    def test_opt_an_app_out_asks_first(self):
         self.show_view('Apps')
         self.find('label', 'Text Editor')
         self.screenshot('apps')
+        # It has a saved session: turning it off asks, naming what goes.
         self.toggle('Save and restore Text Editor')
+        body = self.find('label', 'will be cleared')
+        self.assertIn('1 window', body.get_name())
+        self.click_button('Cancel')
+        self.wait_until(lambda: self.checked('Save and restore Text Editor'), 'the switch to stay on')
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+
+        self.toggle('Save and restore Text Editor')
+        self.click_button('Turn Off')
         self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [EDITOR], 'excluded-apps')
         self.wait_until(lambda: not any(EDITOR in n for n in self.state_files()), 'its state to go')
+        self.find('label', 'Cleared the saved session of Text Editor')
         self.assertTrue(any(FILES in n for n in self.state_files()))
         self.wait_until(lambda: not self.checked('Save and restore Text Editor'), 'the switch to follow')
-        # And back in.
+        # Back in: nothing to lose, no question.
         self.toggle('Save and restore Text Editor')
         self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [], 'excluded-apps empty')
 
-    def test_forget_one_app(self):
+    def test_forget_one_app_asks_first(self):
         self.show_view('Apps')
-        self.click('push button', 'Forget stored state of Files')
+        self.click('push button', 'Clear saved session of Files')
+        body = self.find('label', 'will be cleared')
+        self.assertIn('1 window', body.get_name())
+        self.assertIn('kB', body.get_name())
+        self.click_button('Clear')
         self.wait_until(lambda: not any(FILES in n for n in self.state_files()), 'its state to go')
         self.assertTrue(any(EDITOR in n for n in self.state_files()))
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
-        self.find('label', 'Forgot the saved state of Files')
+        self.find('label', 'Cleared the saved session of Files')
+        # Nothing saved now: no trash can on its row.
+        self.gone('push button', 'Clear saved session of Files')
+        self.assertIn('Nothing saved', self.row_text('Files'))
 
-    def test_apps_sorted_by_name(self):
+    def test_rows_say_what_will_come_back(self):
+        # Saved now, yet expired at once: 0 days keeps nothing. (Saved
+        # before an earlier case's clear, it would count as cleared.)
+        self.s.gsettings('set', 'max-age-days', '0')
+        write_state_file(self.s, ZOO)
         self.show_view('Apps')
-        self.find('check box', 'Save and restore Zoo Keeper')
+        self.wait_until(lambda: 'Too old to be restored' in self.row_text('Zoo Keeper'),
+                        f'Zoo Keeper expired (it says {self.row_text("Zoo Keeper")!r})')
+        self.assertNotIn('reopens at login', self.row_text('Zoo Keeper'))
+        self.s.gsettings('reset', 'max-age-days')
+        self.show_view('Settings')
+        self.show_view('Apps')
+        self.wait_until(lambda: 'remembers window sizes only' in self.row_text('Zoo Keeper'),
+                        'Zoo Keeper valid again')
+        self.assertIn('1 window', self.row_text('Files'))
+        self.assertIn('reopens at login', self.row_text('Files'))
+        self.assertIn('saved just now', self.row_text('Files'))
+        self.assertIn('Nothing saved', self.row_text('Abacus'))
+        self.assertFalse(self.find_all('push button', 'Clear saved session of Abacus'))
+        # Saved sessions first, the most recent first; then the others by name.
         prefix = 'Save and restore '
-        names = [n.get_name()[len(prefix):] for n in self.find_all('check box', prefix)]
-        ours = [n for n in names if n in ('Files', 'Terminal', 'Text Editor', 'Zoo Keeper')]
-        self.assertEqual(ours, ['Files', 'Terminal', 'Text Editor', 'Zoo Keeper'])
-        self.assertEqual(names, sorted(names, key=str.casefold))
+        names = [n.get_name()[len(prefix):] for n in self.in_order(self.find_all('check box', prefix))]
+        ours = [n for n in names if n in ('Abacus', 'Files', 'Terminal', 'Text Editor', 'Zoo Keeper')]
+        self.assertEqual(ours, ['Zoo Keeper', 'Files', 'Terminal', 'Text Editor', 'Abacus'])
+        rest = names[names.index('Text Editor') + 1:]
+        self.assertEqual(rest, sorted(rest, key=str.casefold))
 
-    def test_search_filters_by_name_and_id(self):
+    def test_cleared_state_is_not_shown_as_valid(self):
+        # An owner that did not listen writes state saved before the clear
+        # back: it will not be restored, and the row says so.
+        self.s.clear([FILES])
+        write_state_file(self.s, FILES, age_seconds=60)
+        self.show_view('Apps')
+        self.wait_until(lambda: 'Cleared, will not be restored' in self.row_text('Files'),
+                        'the row to say it was cleared')
+        self.assertNotIn('reopens at login', self.row_text('Files'))
+
+    def test_uninstalled_app_shows_until_nothing_is_left(self):
+        write_state_file(self.s, GONE)
+        self.show_view('Apps')
+        self.wait_until(lambda: 'Not installed' in self.row_text(GONE), 'the row to say Not installed')
+        self.click('push button', f'Clear saved session of {GONE}')
+        self.click_button('Clear')
+        # Nothing saved and not excluded: nothing to show it for.
+        self.gone('check box', f'Save and restore {GONE}')
+
+    def test_crash_loop_row_and_reset(self):
+        for _ in range(3):
+            self.sim.exit(TERMINAL, False)
+        self.assertEqual(self.s.check_restore(TERMINAL, RECOVER)[1], 'crash-loop')
+        self.show_view('Apps')
+        self.wait_until(lambda: 'Held back after repeated crashes' in self.row_text('Terminal'),
+                        'the row to say it is held back')
+        self.click('push button', 'Let Terminal restore after a crash again')
+        self.find('label', 'Terminal may restore after a crash')
+        self.wait_until(lambda: 'Held back' not in self.row_text('Terminal'), 'the row to follow')
+        self.assertEqual(self.s.check_restore(TERMINAL, RECOVER)[1], 'allowed')
+
+    def test_search(self):
         self.show_view('Apps')
         entry = self.find('entry', 'Search apps')
-        entry.set_text_contents('termin')
-        self.wait_until(lambda: not self.find_all('check box', 'Save and restore Files'), 'Files hidden')
-        self.find('check box', 'Save and restore Terminal')
-        entry.set_text_contents('example.files')
-        self.find('check box', 'Save and restore Files')
+        for text, found in (('termin', 'Terminal'), ('example.files', 'Files'),
+                            ('calculator', 'Abacus'), ('  sums ', 'Abacus')):
+            entry.set_text_contents(text)
+            self.wait_until(lambda: not self.find_all('check box', 'Save and restore Text Editor'),
+                            f'Text Editor hidden for {text!r}')
+            self.find('check box', f'Save and restore {found}')
+        entry.set_text_contents('no such app anywhere')
+        self.find('label', 'No Results Found')
         entry.set_text_contents('')
+        self.find('check box', 'Save and restore Files')
+        self.assertFalse(self.find_all('label', 'No Results Found'))
 
     def test_clear_everything(self):
         self.click('push button', 'Clear Saved Sessions')
-        body = self.find('label', 'will be forgotten')
-        self.assertIn('3 apps', body.get_name())
+        body = self.find('label', 'will be cleared')
+        self.assertIn('3 saved sessions', body.get_name())
         self.screenshot('clear-dialog')
         self.click_button('Clear')
-        self.screenshot('after-clear')
         self.wait_until(lambda: [n for n in self.state_files() if '#' in n] == [], 'state files to go')
-        toast = self.find('label', 'Forgot saved sessions of 3 apps')
-        self.assertIn('kB', toast.get_name())
+        self.find('label', 'Cleared 3 saved sessions')
+        self.screenshot('after-clear')
         self.assertEqual(self.s.gsettings_value('enabled'), True)
+        # Nothing left to clear.
+        self.wait_until(lambda: not self.sensitive('push button', 'Clear Saved Sessions'),
+                        'the button to be insensitive')
+        self.find('label', 'Nothing saved')
 
     def test_denied_change_is_reported_and_not_pretended(self):
         self.s.set_allowed([])
@@ -132,6 +231,37 @@ class PanelTest(PanelTestCase):
         self.wait_until(lambda: self.checked('Restore After a Crash'), 'the switch to spring back')
         self.assertEqual(self.s.gsettings_value('restore-after-crash'), True)
 
+    def test_polkit_unreachable_is_a_fault_not_a_refusal(self):
+        self.wait_until(lambda: not self.find_all('label', 'You are not allowed'), 'earlier toasts to go',
+                        timeout=15)
+        self.s.polkit.terminate()
+        self.s.polkit.wait(10)
+        try:
+            self.toggle('Restore After a Crash')
+            toast = self.find('label', 'Cannot check permissions right now')
+            self.assertLessEqual(len(toast.get_name()), 40)
+            # The details are one click away, not in the toast.
+            self.click_button('Details')
+            self.find('label', 'What Went Wrong')
+            self.find('label', 'polkit')
+            self.key('Escape')
+            self.gone('label', 'What Went Wrong')
+            self.assertFalse(self.find_all('label', 'You are not allowed'))
+            self.wait_until(lambda: self.checked('Restore After a Crash'), 'the switch to spring back')
+        finally:
+            self.s.start_mock_polkit(ALL_ACTIONS)
+
+    def test_failed_listing_never_says_nothing_saved(self):
+        self.s.set_allowed(['org.gnome.SessionRestore.configure'])
+        self.show_view('Apps')
+        self.find('label', 'Could Not Read Saved Sessions')
+        self.find('label', 'You are not allowed')
+        self.assertFalse(self.find_all('label', 'Nothing saved'))
+        self.s.set_allowed(ALL_ACTIONS)
+        self.click_button('Retry')
+        self.find('check box', 'Save and restore Files')
+        self.assertIn('reopens at login', self.row_text('Files'))
+
     def test_every_control_has_a_name_and_takes_focus(self):
         # Toasts from earlier cases come and go while the tree is walked.
         self.wait_until(lambda: not any(self.inside(b, 'AdwToast') for b in self.find_all('push button')),
@@ -139,7 +269,7 @@ class PanelTest(PanelTestCase):
         for view in ('Settings', 'Apps'):
             self.show_view(view)
             time.sleep(0.3)
-            controls = [n for role in ('check box', 'push button', 'combo box', 'entry', 'page tab')
+            controls = [n for role in ('check box', 'push button', 'combo box', 'entry')
                         for n in self.find_all(role)]
             self.assertGreater(len(controls), 4)
             for control in controls:
@@ -153,25 +283,41 @@ class PanelTest(PanelTestCase):
                 name = outer.get_name() or ''
                 self.assertTrue(name and not name.startswith('Gtk'),
                                 f'{control.get_role_name()} {name!r} has no name of its own')
+                # No doubled mnemonic names ("_Retry Retry").
+                self.assertNotIn('_', name, f'{name!r} reads its mnemonic')
                 reachable = [n for n in (outer, *[outer.get_child_at_index(i)
                                                   for i in range(outer.get_child_count())])
                              if n is not None and self.has_state(n, Atspi.StateType.FOCUSABLE)]
                 self.assertTrue(reachable, f'{name} cannot take the keyboard focus')
+            # The page not shown is not in the accessibility tree.
+            if view == 'Apps':
+                self.assertFalse(self.find_all('check box', 'Restore After a Crash', showing=False))
+            else:
+                self.assertFalse(self.find_all('entry', 'Search apps', showing=False))
         self.show_view('Settings')
 
     def test_keyboard_only(self):
-        self.key('ctrl+f')            # straight to the search on the Apps view
+        self.key('ctrl+f')            # straight to the search on the Apps page
         self.type_text('termin')
         self.wait_until(lambda: not self.find_all('check box', 'Save and restore Files'), 'Files hidden')
         self.find('check box', 'Save and restore Terminal')
         self.key('ctrl+a', 'BackSpace')
         self.find('check box', 'Save and restore Files')
-        # Into the list and onto the first row's controls, by Tab alone.
-        self.show_view('Settings')
+        # Enter goes into the list, onto its first row (the most recently
+        # saved); Space flips it, which asks first: it has a saved session.
+        first = self.in_order(self.find_all('check box', 'Save and restore '))[0]
+        name = first.get_name()[len('Save and restore '):]
+        self.key('Return', 'space')
+        self.find('label', f'Turn Off {name}?')
+        self.key('Escape')
+        self.gone('push button', 'Turn Off')
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+        # Back to the settings, and the master switch by Tab alone.
+        self.key('alt+Left')
         focused = self.focus_by_tab('check box', 'Save and Restore Apps')
         self.assertIsNotNone(focused)
         self.key('space')
-        self.find('label', 'will be forgotten')
+        self.find('label', 'will be cleared')
         self.key('Escape')
         self.gone('push button', 'Turn Off')
         self.assertEqual(self.s.gsettings_value('enabled'), True)
@@ -205,24 +351,27 @@ class PanelTest(PanelTestCase):
             os.unlink(os.path.join(self.s.config_home, 'mimeapps.list'))
 
     def test_combo_rows(self):
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'Reopen Apps at Login'))
+        self.assertIsNotNone(self.focus_by_tab('combo box', 'At Login'))
         self.key('Return')
         self.key('Down', 'Return')
         self.wait_until(lambda: self.s.gsettings_value('login-restore') == 'ask', 'login-restore=ask')
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved State For'))
+        self.find('label', 'Ask Whether to Reopen Them')
+        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
         self.key('Return')
         self.key('End', 'Return')              # the last choice: Forever
         self.wait_until(lambda: self.s.gsettings_value('max-age-days') == -1, 'max-age-days=-1')
         # A value set elsewhere shows as what it is.
         self.s.gsettings('set', 'max-age-days', '14')
-        self.wait_until(lambda: '14 Days' in (self.find('combo box', 'Keep Saved State For')
+        self.wait_until(lambda: '14 Days' in (self.find('combo box', 'Keep Saved Sessions For')
                                                .get_name() or '') or
                         self.find_all('label', '14 Days'), 'the row to show 14 Days')
 
     def test_narrow(self):
         self.resize(360, 700)
         try:
-            # The view switcher moves to the bottom bar; everything still works.
+            # The title fits beside the window buttons; everything still works.
+            title = self.find('label', 'Session Restore')
+            self.assertGreaterEqual(title.get_extents(Atspi.CoordType.WINDOW).width, 100)
             self.find('check box', 'Save and Restore Apps')
             self.screenshot('narrow')
             self.show_view('Apps')

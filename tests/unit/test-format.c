@@ -34,10 +34,29 @@ test_time_ago (void)
 }
 
 static void
-test_usage (void)
+test_sizes (void)
 {
-  check (sr_format_usage (0, 0, NOW), "Nothing stored");
-  check (sr_format_usage (12000, NOW - 5 * MINUTE, NOW), "12.0\u00a0kB · saved 5 minutes ago");
+  check (sr_format_session_size (-1, 12000), "12.0\u00a0kB");
+  check (sr_format_session_size (1, 260000), "1 window, 260.0\u00a0kB");
+  check (sr_format_session_size (2, 12000), "2 windows, 12.0\u00a0kB");
+  check (sr_format_totals (0, 0), "Nothing saved");
+  check (sr_format_totals (6, 340000), "6 apps · 340.0\u00a0kB");
+  check (sr_format_cleared (1), "Cleared 1 saved session");
+  check (sr_format_cleared (3), "Cleared 3 saved sessions");
+}
+
+static void
+test_consumers (void)
+{
+  g_autoptr(GVariant) none = g_variant_ref_sink (g_variant_new_parsed ("@a(sx) []"));
+  g_autoptr(GVariant) two = g_variant_ref_sink (g_variant_new_parsed (
+    "[('gnome-session', int64 2), ('mutter', 1)]"));
+
+  check (sr_format_consumers (NULL),
+         "Nothing on this desktop has asked yet: your desktop may not restore apps");
+  check (sr_format_consumers (none),
+         "Nothing on this desktop has asked yet: your desktop may not restore apps");
+  check (sr_format_consumers (two), "Used by gnome-session and mutter");
 }
 
 int
@@ -46,6 +65,7 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "C.UTF-8");
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/format/time-ago", test_time_ago);
-  g_test_add_func ("/format/usage", test_usage);
+  g_test_add_func ("/format/sizes", test_sizes);
+  g_test_add_func ("/format/consumers", test_consumers);
   return g_test_run ();
 }

@@ -1,0 +1,426 @@
+/* sr-app-list.c: the apps the panel lists, with their saved sessions
+ *
+ * A list model of SrAppItem: the installed apps (read on a worker thread,
+ * which takes a while with thousands of them), every app with a saved
+ * session and every excluded app. It re-reads the exclusions whenever
+ * policyd's properties change and the saved sessions on reload. Items are
+ * only made once the installed apps are known, so that an app's name
+ * never changes under the sorter. Items are never removed: the view's
+ * filter hides those with nothing left to show ("listed").
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-panel"
+
+#include "config.h"
+
+#include "sr-app-list.h"
+#include "sr-bus.h"
+#include "sr-error.h"
+
+struct _SrAppList {
+  GObject parent_instance;
+
+  SrClient *client;           /* (owned) */
+  GListStore *store;          /* (owned) SrAppItem */
+  GHashTable *items;          /* (owned) app id → SrAppItem (unowned) */
+  GCancellable *cancellable;  /* (owned) */
+  gboolean apps_read;
+  gboolean listed;            /* a listing has come in (or failed) */
+  GVariant *pending;          /* (owned) (nullable) a listing that came first */
+  GError *error;              /* (owned) (nullable) why the last listing failed */
+  guint n_saved;
+  guint64 bytes;
+};
+
+static void sr_app_list_model_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SrAppList, sr_app_list, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, sr_app_list_model_init))
+
+enum {
+  PROP_0,
+  PROP_READY,
+  N_PROPS
+};
+static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_LISTED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+static GType
+model_get_item_type (GListModel *model)
+{
+  return SR_TYPE_APP_ITEM;
+}
+
+static guint
+model_get_n_items (GListModel *model)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (SR_APP_LIST (model)->store));
+}
+
+static gpointer
+model_get_item (GListModel *model,
+                guint       position)
+{
+  return g_list_model_get_item (G_LIST_MODEL (SR_APP_LIST (model)->store), position);
+}
+
+static void
+sr_app_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = model_get_item_type;
+  iface->get_n_items = model_get_n_items;
+  iface->get_item = model_get_item;
+}
+
+static void
+on_store_items_changed_cb (SrAppList *self,
+                           guint      position,
+                           guint      removed,
+                           guint      added)
+{
+  g_list_model_items_changed (G_LIST_MODEL (self), position, removed, added);
+}
+
+static SrAppItem *
+ensure_item (SrAppList  *self,
+             const char *app_id,
+             GPtrArray  *added)
+{
+  SrAppItem *item = g_hash_table_lookup (self->items, app_id);
+
+  if (item == NULL)
+    {
+      item = sr_app_item_new (app_id);
+      g_hash_table_insert (self->items, g_strdup (app_id), item);
+      g_ptr_array_add (added, item);
+    }
+  return item;
+}
+
+/* Appends in one go: one items-changed for the whole batch. */
+static void
+add_items (SrAppList *self,
+           GPtrArray *added)
+{
+  g_list_store_splice (self->store, g_list_model_get_n_items (G_LIST_MODEL (self->store)), 0,
+                       added->pdata, added->len);
+  for (guint i = 0; i < added->len; i++)
+    g_object_unref (added->pdata[i]);
+  g_ptr_array_set_size (added, 0);
+}
+
+static void
+sync_excluded (SrAppList *self)
+{
+  SrDBusPolicy *policy = sr_client_get_policy (self->client);
+  g_auto(GStrv) user_owned = NULL;
+  g_auto(GStrv) admin_owned = NULL;
+  g_autoptr(GPtrArray) added = g_ptr_array_new ();
+  const char * const *lists[2];
+  GHashTableIter iter;
+  gpointer key, value;
+  gboolean locked;
+
+  if (policy == NULL || !self->apps_read)
+    return;
+  user_owned = sr_dbus_policy_dup_excluded_apps (policy);
+  admin_owned = sr_dbus_policy_dup_admin_excluded_apps (policy);
+  lists[0] = (const char * const *) user_owned;
+  lists[1] = (const char * const *) admin_owned;
+
+  /* Excluded apps are listed even when they are not installed, so that
+   * they can be let back in. */
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    for (guint j = 0; lists[i] != NULL && lists[i][j] != NULL; j++)
+      ensure_item (self, lists[i][j], added);
+  add_items (self, added);
+
+  locked = sr_client_is_locked (self->client, "excluded-apps") ||
+           sr_client_is_refused (self->client, SR_ACTION_CONFIGURE);
+  g_hash_table_iter_init (&iter, self->items);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    sr_app_item_set_excluded (value,
+                              lists[0] != NULL && g_strv_contains (lists[0], key),
+                              lists[1] != NULL && g_strv_contains (lists[1], key),
+                              locked);
+}
+
+static void
+apply_listing (SrAppList *self,
+               GVariant  *reply)
+{
+  g_autoptr(GPtrArray) added = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GVariantIter) iter = NULL;
+  GHashTableIter items;
+  gpointer key, value;
+  const char *app_id;
+  GVariant *info;
+
+  self->n_saved = 0;
+  self->bytes = 0;
+  g_variant_get (reply, "(a(sa{sv}))", &iter);
+  while (g_variant_iter_loop (iter, "(&s@a{sv})", &app_id, &info))
+    {
+      SrAppItem *item = ensure_item (self, app_id, added);
+
+      sr_app_item_set_usage (item, info);
+      g_hash_table_add (seen, (gpointer) sr_app_item_get_app_id (item));
+      self->n_saved++;
+      self->bytes += sr_app_item_get_bytes (item);
+    }
+
+  g_hash_table_iter_init (&items, self->items);
+  while (g_hash_table_iter_next (&items, &key, &value))
+    if (!g_hash_table_contains (seen, key))
+      sr_app_item_set_usage (value, NULL);
+  add_items (self, added);
+}
+
+static void
+finish_listing (SrAppList *self,
+                GVariant  *reply,
+                GError    *error)
+{
+  gboolean was_ready = sr_app_list_get_ready (self);
+
+  g_clear_error (&self->error);
+  self->error = error;
+  if (reply != NULL && !self->apps_read)
+    {
+      g_clear_pointer (&self->pending, g_variant_unref);
+      self->pending = g_variant_ref (reply);
+      return;
+    }
+  if (reply != NULL)
+    apply_listing (self, reply);
+  sync_excluded (self);
+  self->listed = TRUE;
+  g_signal_emit (self, signals[SIGNAL_LISTED], 0);
+  if (!was_ready && sr_app_list_get_ready (self))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_READY]);
+}
+
+static void
+on_listed_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SrAppList *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (error != NULL)
+    g_message ("Could not list saved sessions: %s", error->message);
+  finish_listing (self, reply, error != NULL ? g_error_copy (error) : NULL);
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+sr_app_list_reload_async (SrAppList           *self,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, sr_app_list_reload_async);
+  sr_client_call (self->client, "ListStoredState", NULL, cancellable, on_listed_cb, task);
+}
+
+gboolean
+sr_app_list_reload_finish (SrAppList     *self,
+                           GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+sr_app_list_reload (SrAppList *self)
+{
+  if (sr_client_get_connected (self->client))
+    sr_app_list_reload_async (self, self->cancellable, NULL, NULL);
+}
+
+static void
+read_app_infos_thread (GTask        *task,
+                       gpointer      source,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autolist(GAppInfo) infos = g_app_info_get_all ();
+
+  for (GList *l = infos; l != NULL; l = l->next)
+    if (g_app_info_should_show (l->data))
+      g_ptr_array_add (shown, g_object_ref (l->data));
+  g_task_return_pointer (task, g_steal_pointer (&shown), (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+on_app_infos_read_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  SrAppList *self = SR_APP_LIST (source);
+  g_autoptr(GPtrArray) infos = g_task_propagate_pointer (G_TASK (result), NULL);
+  g_autoptr(GPtrArray) added = g_ptr_array_new ();
+
+  if (infos == NULL)
+    return;
+  for (guint i = 0; i < infos->len; i++)
+    {
+      const char *id = g_app_info_get_id (infos->pdata[i]);
+      g_autofree char *app_id = NULL;
+
+      if (id == NULL || !g_str_has_suffix (id, ".desktop"))
+        continue;
+      app_id = g_strndup (id, strlen (id) - strlen (".desktop"));
+      if (g_application_id_is_valid (app_id))
+        sr_app_item_set_app_info (ensure_item (self, app_id, added), infos->pdata[i]);
+    }
+  add_items (self, added);
+  g_debug ("installed apps listed: %u", infos->len);
+  self->apps_read = TRUE;
+  if (self->pending != NULL)
+    {
+      g_autoptr(GVariant) pending = g_steal_pointer (&self->pending);
+      finish_listing (self, pending, NULL);
+    }
+  else
+    sync_excluded (self);
+}
+
+static void
+on_client_changed_cb (SrAppList *self)
+{
+  sync_excluded (self);
+}
+
+static void
+on_client_connected_cb (SrAppList *self)
+{
+  sr_app_list_reload (self);
+}
+
+static void
+sr_app_list_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_READY: g_value_set_boolean (value, sr_app_list_get_ready (SR_APP_LIST (object))); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sr_app_list_dispose (GObject *object)
+{
+  SrAppList *self = SR_APP_LIST (object);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->client != NULL)
+    g_signal_handlers_disconnect_by_data (self->client, self);
+  g_clear_object (&self->client);
+  G_OBJECT_CLASS (sr_app_list_parent_class)->dispose (object);
+}
+
+static void
+sr_app_list_finalize (GObject *object)
+{
+  SrAppList *self = SR_APP_LIST (object);
+
+  g_clear_object (&self->store);
+  g_clear_pointer (&self->items, g_hash_table_unref);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->pending, g_variant_unref);
+  g_clear_error (&self->error);
+  G_OBJECT_CLASS (sr_app_list_parent_class)->finalize (object);
+}
+
+static void
+sr_app_list_class_init (SrAppListClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = sr_app_list_get_property;
+  object_class->dispose = sr_app_list_dispose;
+  object_class->finalize = sr_app_list_finalize;
+
+  /* The installed apps are read and a first listing has come in. */
+  properties[PROP_READY] =
+    g_param_spec_boolean ("ready", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* A listing came in, or failed (sr_app_list_get_error ()). */
+  signals[SIGNAL_LISTED] =
+    g_signal_new ("listed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+sr_app_list_init (SrAppList *self)
+{
+  self->store = g_list_store_new (SR_TYPE_APP_ITEM);
+  self->items = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->cancellable = g_cancellable_new ();
+  g_signal_connect_swapped (self->store, "items-changed",
+                            G_CALLBACK (on_store_items_changed_cb), self);
+}
+
+SrAppList *
+sr_app_list_new (SrClient *client)
+{
+  SrAppList *self = g_object_new (SR_TYPE_APP_LIST, NULL);
+  g_autoptr(GTask) task = g_task_new (self, self->cancellable, on_app_infos_read_cb, NULL);
+
+  self->client = g_object_ref (client);
+  g_signal_connect_swapped (client, "changed", G_CALLBACK (on_client_changed_cb), self);
+  g_signal_connect_swapped (client, "notify::connected", G_CALLBACK (on_client_connected_cb), self);
+  g_signal_connect_swapped (client, "stored-state-cleared", G_CALLBACK (sr_app_list_reload), self);
+  g_task_run_in_thread (task, read_app_infos_thread);
+  sr_app_list_reload (self);
+  return self;
+}
+
+SrAppItem *
+sr_app_list_lookup (SrAppList  *self,
+                    const char *app_id)
+{
+  return g_hash_table_lookup (self->items, app_id);
+}
+
+char *
+sr_app_list_dup_name (SrAppList  *self,
+                      const char *app_id)
+{
+  SrAppItem *item = g_hash_table_lookup (self->items, app_id);
+
+  return g_strdup (item != NULL ? sr_app_item_get_name (item) : app_id);
+}
+
+gboolean sr_app_list_get_ready (SrAppList *self) { return self->apps_read && self->listed; }
+const GError *sr_app_list_get_error (SrAppList *self) { return self->error; }
+guint sr_app_list_get_n_saved (SrAppList *self) { return self->n_saved; }
+guint64 sr_app_list_get_bytes (SrAppList *self) { return self->bytes; }

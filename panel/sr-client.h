@@ -1,0 +1,43 @@
+/* sr-client.h: the panel's connection to policyd
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sr-dbus-policy.h"
+
+G_BEGIN_DECLS
+
+#define SR_TYPE_CLIENT (sr_client_get_type ())
+G_DECLARE_FINAL_TYPE (SrClient, sr_client, SR, CLIENT, GObject)
+
+SrClient     *sr_client_new                (void);
+gboolean      sr_client_get_connected      (SrClient            *self);
+void          sr_client_refresh            (SrClient            *self);
+SrDBusPolicy *sr_client_get_policy         (SrClient            *self);
+gboolean      sr_client_is_refused         (SrClient            *self,
+                                            const char          *action);
+gboolean      sr_client_is_locked          (SrClient            *self,
+                                            const char          *key);
+void          sr_client_call               (SrClient            *self,
+                                            const char          *method,
+                                            GVariant            *parameters,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+GVariant     *sr_client_call_finish        (SrClient            *self,
+                                            GAsyncResult        *result,
+                                            GError             **error);
+void          sr_client_start_service      (SrClient            *self,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+gboolean      sr_client_start_service_finish (SrClient          *self,
+                                            GAsyncResult        *result,
+                                            GError             **error);
+
+char         *sr_client_describe_error     (const GError        *error);
+
+G_END_DECLS

@@ -1,0 +1,329 @@
+/* sr-settings-page.c: the settings, on one page
+ *
+ * Everything shown comes from policyd's properties and is re-read whenever
+ * they change, whoever changed them. A change the user makes is sent to
+ * policyd and shows once policyd has made it: on a refusal the controls go
+ * back to what is in force, and a toast says why.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-panel"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sr-bus.h"
+#include "sr-clear-dialog.h"
+#include "sr-format.h"
+#include "sr-lock-icon.h"
+#include "sr-panel-window.h"
+#include "sr-settings-page.h"
+
+static const int keep_days[] = { 1, 7, 30, 90, -1 };
+static const char * const login_nicks[] = { "always", "ask", "never" };
+
+struct _SrSettingsPage {
+  AdwPreferencesPage parent_instance;
+
+  SrClient *client;               /* (owned) (nullable) */
+  SrAppList *apps;                /* (owned) (nullable) */
+  gboolean updating;              /* controls are being set from policyd */
+  int keep_extra;                 /* a max-age-days value outside keep_days, or 0 */
+
+  AdwPreferencesGroup *enabled_group;
+  GtkSwitch *enabled_switch;
+  GtkWidget *enabled_lock;
+  AdwPreferencesGroup *when_group;
+  AdwComboRow *login_row;
+  GtkWidget *login_lock;
+  GtkSwitch *crash_switch;
+  GtkWidget *crash_lock;
+  GtkSwitch *launch_switch;
+  GtkWidget *launch_lock;
+  AdwPreferencesGroup *saved_group;
+  AdwComboRow *keep_row;
+  GtkWidget *keep_lock;
+  GtkStringList *keep_model;
+  GtkWidget *clear_button;
+  GtkWidget *clear_lock;
+  AdwActionRow *apps_row;
+};
+
+G_DEFINE_FINAL_TYPE (SrSettingsPage, sr_settings_page, ADW_TYPE_PREFERENCES_PAGE)
+
+static void
+sync_keep_row (SrSettingsPage *self,
+               int             days)
+{
+  guint n = G_N_ELEMENTS (keep_days), selected = n;
+
+  for (guint i = 0; i < n; i++)
+    if (keep_days[i] == days)
+      selected = i;
+
+  /* A value set by other means (gsettings, the administrator) is shown as
+   * what it is, as an extra choice. */
+  if (selected == n && self->keep_extra != days)
+    {
+      g_autofree char *label = g_strdup_printf (ngettext ("%d Day", "%d Days", days), days);
+      const char *labels[] = { label, NULL };
+
+      gtk_string_list_splice (self->keep_model, n,
+                              g_list_model_get_n_items (G_LIST_MODEL (self->keep_model)) - n,
+                              labels);
+      self->keep_extra = days;
+    }
+  adw_combo_row_set_selected (self->keep_row, selected);
+}
+
+static void
+set_switch (GtkSwitch *sw,
+            gboolean   on)
+{
+  gtk_switch_set_active (sw, on);
+  gtk_switch_set_state (sw, on);
+}
+
+static void
+sync_totals (SrSettingsPage *self)
+{
+  g_autofree char *totals = NULL;
+  gboolean enabled = sr_client_get_connected (self->client) &&
+                     sr_dbus_policy_get_enabled (sr_client_get_policy (self->client));
+
+  if (sr_app_list_get_error (self->apps) != NULL)
+    totals = g_strdup (_("Could not read saved sessions"));
+  else
+    totals = sr_format_totals (sr_app_list_get_n_saved (self->apps),
+                               sr_app_list_get_bytes (self->apps));
+  adw_preferences_group_set_description (self->saved_group, totals);
+  /* Nothing to clear: nothing to press. A failed listing does not know. */
+  sr_lock_icon_apply (self->clear_lock, self->clear_button,
+                      sr_client_is_refused (self->client, SR_ACTION_CLEAR),
+                      enabled && (sr_app_list_get_n_saved (self->apps) > 0 ||
+                                  sr_app_list_get_error (self->apps) != NULL));
+}
+
+static void
+sync_settings (SrSettingsPage *self)
+{
+  SrDBusPolicy *policy = sr_client_get_policy (self->client);
+  /* What polkit refuses outright looks locked, as a dconf lock does. */
+  gboolean refused = sr_client_is_refused (self->client, SR_ACTION_CONFIGURE);
+  g_autofree char *login = NULL;
+  g_autofree char *consumers = NULL;
+  g_autoptr(GVariant) consumer_list = NULL;
+  gboolean enabled;
+  guint login_index = 0;
+
+  if (policy == NULL)
+    return;
+  self->updating = TRUE;
+
+  enabled = sr_dbus_policy_get_enabled (policy);
+  set_switch (self->enabled_switch, enabled);
+  sr_lock_icon_apply (self->enabled_lock, GTK_WIDGET (self->enabled_switch),
+                      refused || sr_client_is_locked (self->client, "enabled"), TRUE);
+
+  login = sr_dbus_policy_dup_login_restore (policy);
+  for (guint i = 0; i < G_N_ELEMENTS (login_nicks); i++)
+    if (g_strcmp0 (login, login_nicks[i]) == 0)
+      login_index = i;
+  adw_combo_row_set_selected (self->login_row, login_index);
+  sr_lock_icon_apply (self->login_lock, GTK_WIDGET (self->login_row),
+                      refused || sr_client_is_locked (self->client, "login-restore"), enabled);
+
+  set_switch (self->crash_switch, sr_dbus_policy_get_restore_after_crash (policy));
+  sr_lock_icon_apply (self->crash_lock, GTK_WIDGET (self->crash_switch),
+                      refused || sr_client_is_locked (self->client, "restore-after-crash"), enabled);
+  set_switch (self->launch_switch, sr_dbus_policy_get_restore_on_launch (policy));
+  sr_lock_icon_apply (self->launch_lock, GTK_WIDGET (self->launch_switch),
+                      refused || sr_client_is_locked (self->client, "restore-on-launch"), enabled);
+  sync_keep_row (self, sr_dbus_policy_get_max_age_days (policy));
+  sr_lock_icon_apply (self->keep_lock, GTK_WIDGET (self->keep_row),
+                      refused || sr_client_is_locked (self->client, "max-age-days"), enabled);
+
+  /* Off: what waits for the master switch says so, and why. */
+  adw_preferences_group_set_description (self->when_group,
+                                         enabled ? NULL : _("Save and Restore Apps is off"));
+  adw_action_row_set_subtitle (self->apps_row,
+                               enabled ? _("Choose which apps are saved and restored")
+                                       : _("Save and Restore Apps is off"));
+
+  consumer_list = sr_dbus_policy_dup_consumers (policy);
+  consumers = sr_format_consumers (consumer_list);
+  adw_preferences_group_set_description (self->enabled_group, consumers);
+
+  if (self->apps != NULL)
+    sync_totals (self);
+  self->updating = FALSE;
+}
+
+static void
+on_setting_set_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(SrSettingsPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
+
+  if (reply == NULL)
+    {
+      sr_panel_window_report_error (GTK_WIDGET (self), error);
+      /* Put the controls back to what is in force. */
+      sync_settings (self);
+    }
+}
+
+static void
+set_setting (SrSettingsPage *self,
+             const char     *key,
+             GVariant       *value)
+{
+  sr_client_call (self->client, "SetSetting", g_variant_new ("(sv)", key, value), NULL,
+                  on_setting_set_cb, g_object_ref (self));
+}
+
+static void
+clear_all_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  SrSettingsPage *self = SR_SETTINGS_PAGE (widget);
+
+  sr_clear_dialog_ask_to_clear_all (widget, self->client, self->apps, FALSE);
+}
+
+/* -- The controls -------------------------------------------------------------- */
+
+static gboolean
+on_enabled_switch_state_set_cb (SrSettingsPage *self,
+                                gboolean        state)
+{
+  if (self->updating || self->client == NULL)
+    return FALSE;
+  if (state)
+    sr_settings_page_turn_on (self);
+  else
+    sr_clear_dialog_ask_to_clear_all (GTK_WIDGET (self), self->client, self->apps,
+                                      TRUE);   /* turning off clears: ask first */
+  return TRUE;
+}
+
+static gboolean
+on_setting_switch_state_set_cb (SrSettingsPage *self,
+                                gboolean        state,
+                                GtkSwitch      *sw)
+{
+  if (self->updating || self->client == NULL)
+    return FALSE;
+  set_setting (self, sw == self->crash_switch ? "restore-after-crash" : "restore-on-launch",
+               g_variant_new_boolean (state));
+  return TRUE;
+}
+
+static void
+on_login_row_selected_cb (SrSettingsPage *self)
+{
+  guint selected = adw_combo_row_get_selected (self->login_row);
+
+  if (self->updating || self->client == NULL || selected >= G_N_ELEMENTS (login_nicks))
+    return;
+  set_setting (self, "login-restore", g_variant_new_string (login_nicks[selected]));
+}
+
+static void
+on_keep_row_selected_cb (SrSettingsPage *self)
+{
+  guint selected = adw_combo_row_get_selected (self->keep_row);
+
+  if (self->updating || self->client == NULL || selected == GTK_INVALID_LIST_POSITION)
+    return;
+  set_setting (self, "max-age-days",
+               g_variant_new_int32 (selected < G_N_ELEMENTS (keep_days) ? keep_days[selected]
+                                                                         : self->keep_extra));
+}
+
+void
+sr_settings_page_turn_on (SrSettingsPage *self)
+{
+  set_setting (self, "enabled", g_variant_new_boolean (TRUE));
+}
+
+/* -- The page ---------------------------------------------------------------------- */
+
+static void
+sr_settings_page_dispose (GObject *object)
+{
+  SrSettingsPage *self = SR_SETTINGS_PAGE (object);
+
+  if (self->client != NULL)
+    g_signal_handlers_disconnect_by_data (self->client, self);
+  if (self->apps != NULL)
+    g_signal_handlers_disconnect_by_data (self->apps, self);
+  g_clear_object (&self->client);
+  g_clear_object (&self->apps);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_SETTINGS_PAGE);
+  G_OBJECT_CLASS (sr_settings_page_parent_class)->dispose (object);
+}
+
+static void
+sr_settings_page_class_init (SrSettingsPageClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = sr_settings_page_dispose;
+  g_type_ensure (SR_TYPE_LOCK_ICON);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/gnome/SessionRestore/sr-settings-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, enabled_group);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, enabled_switch);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, enabled_lock);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, when_group);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, login_row);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, login_lock);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, crash_switch);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, crash_lock);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, launch_switch);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, launch_lock);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, saved_group);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, keep_row);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, keep_lock);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, keep_model);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, clear_button);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, clear_lock);
+  gtk_widget_class_bind_template_child (widget_class, SrSettingsPage, apps_row);
+  gtk_widget_class_bind_template_callback (widget_class, on_enabled_switch_state_set_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_setting_switch_state_set_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_login_row_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_keep_row_selected_cb);
+  gtk_widget_class_install_action (widget_class, "page.clear-all", NULL, clear_all_action);
+}
+
+static void
+sr_settings_page_init (SrSettingsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  for (guint i = 0; i < G_N_ELEMENTS (keep_days); i++)
+    {
+      g_autofree char *label = keep_days[i] < 0 ? g_strdup (_("Forever"))
+        : g_strdup_printf (ngettext ("%d Day", "%d Days", keep_days[i]), keep_days[i]);
+      gtk_string_list_append (self->keep_model, label);
+    }
+}
+
+void
+sr_settings_page_set_context (SrSettingsPage *self,
+                              SrClient       *client,
+                              SrAppList      *apps)
+{
+  g_set_object (&self->client, client);
+  g_set_object (&self->apps, apps);
+  g_signal_connect_object (client, "changed", G_CALLBACK (sync_settings), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (apps, "listed", G_CALLBACK (sync_totals), self, G_CONNECT_SWAPPED);
+  sync_settings (self);
+}

@@ -1,0 +1,32 @@
+"""The panel when polkit refuses changing settings and clearing outright
+(a GPermission per action, read as the panel starts): what would be
+refused looks locked, the same lock as a dconf lock, before anyone tries;
+what is allowed (listing) still works."""
+from uitest import Atspi, PanelTestCase, write_state_file
+
+
+class RefusedPanelTest(PanelTestCase):
+    allowed = ('org.gnome.SessionRestore.list',)
+
+    @classmethod
+    def prepare(cls):
+        write_state_file(cls.s, 'org.example.Files')
+
+    def test_refused_controls_look_locked(self):
+        crash = self.find('check box', 'Restore After a Crash')
+        self.wait_until(lambda: not self.has_state(crash, Atspi.StateType.SENSITIVE),
+                        'the switch to look locked')
+        locks = self.find_all('label', 'Set by your administrator', root=self.find('list', 'When to Restore'))
+        self.assertEqual(len(locks), 3)
+        self.assertFalse(self.sensitive('check box', 'Save and Restore Apps'))
+        # Clearing is refused too: the button is locked, not merely grey.
+        self.find('label', '1 app ·')
+        self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
+        self.assertGreaterEqual(len(self.find_all('label', 'Set by your administrator')), 6)
+
+    def test_listing_still_works(self):
+        self.show_view('Apps')
+        self.assertIn('1 window', self.row_text('Files'))
+        switch = self.find('check box', 'Save and restore Files')
+        self.assertFalse(self.has_state(switch, Atspi.StateType.SENSITIVE))
+        self.show_view('Settings')
