@@ -159,6 +159,9 @@ class RunTest(unittest.TestCase):
     def test_zz_stopping_leaves_nothing_running(self):
         pids = [int(m.group(1)) for m in map(re.compile(r'\(pid (\d+)\)').search, self.output) if m]
         self.assertTrue(pids, self.text())
+        with open(self.env_file) as f:
+            system_bus_dir = re.search(r"DBUS_SYSTEM_BUS_ADDRESS='unix:path=([^,']+)/bus", f.read()).group(1)
+        self.assertTrue(os.path.isdir(system_bus_dir))
         type(self).stop()
         self.assertIsNotNone(self.demo.poll())
         deadline = time.monotonic() + 10
@@ -175,3 +178,4 @@ class RunTest(unittest.TestCase):
                 break
             time.sleep(0.2)
         self.assertEqual(left, [], 'processes of the demo still running')
+        self.assertFalse(os.path.exists(system_bus_dir), 'the system bus directory is left behind')
