@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include "sr-app-id.h"
 #include "sr-app-list.h"
 #include "sr-bus.h"
 #include "sr-error.h"
@@ -293,7 +294,8 @@ on_app_infos_read_cb (GObject      *source,
       if (id == NULL || !g_str_has_suffix (id, ".desktop"))
         continue;
       app_id = g_strndup (id, strlen (id) - strlen (".desktop"));
-      if (g_application_id_is_valid (app_id))
+      /* As policyd takes them: firefox-esr and vlc too. */
+      if (sr_app_id_validate (app_id, NULL))
         sr_app_item_set_app_info (ensure_item (self, app_id, added), infos->pdata[i]);
     }
   add_items (self, added);

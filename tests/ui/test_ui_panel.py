@@ -23,6 +23,8 @@ class PanelTest(PanelTestCase):
         # Found by its generic name and its keywords too.
         write_desktop_files(cls.s, {ABACUS: 'Abacus'},
                             extra='GenericName=Calculator\nKeywords=arithmetic;sums;\n')
+        # A desktop file id without a dot, as Debian names many apps.
+        write_desktop_files(cls.s, {'firefox-esr': 'Firefox ESR'})
 
     def tearDown(self):
         # A failed case must not leave a dialog over the next one.
@@ -119,6 +121,15 @@ class PanelTest(PanelTestCase):
         self.wait_until(lambda: not self.checked('Save and restore Text Editor'), 'the switch to follow')
         # Back in: nothing to lose, no question.
         self.toggle('Save and restore Text Editor')
+        self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [], 'excluded-apps empty')
+
+    def test_app_id_without_a_dot(self):
+        self.show_view('Apps')
+        self.toggle('Save and restore Firefox ESR')
+        self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == ['firefox-esr'],
+                        'firefox-esr excluded')
+        self.assertEqual(self.s.check_save('firefox-esr'), (0, 'excluded'))
+        self.toggle('Save and restore Firefox ESR')
         self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [], 'excluded-apps empty')
 
     def test_forget_one_app_asks_first(self):
