@@ -72,6 +72,10 @@ struct _SrCallerCache {
   guint name_owner_changed_id;
   Appearances *appearances;  /* (owned) */
   guint filter_id;
+  GHashTable *lookups;       /* (owned) sender → (owned) GPtrArray of the
+                              * GTasks waiting for its identification: one
+                              * question to the bus per connection, however
+                              * many calls it sent before the answer */
 };
 
 G_DEFINE_FINAL_TYPE (SrCallerCache, sr_caller_cache, G_TYPE_OBJECT)
@@ -253,6 +257,7 @@ sr_caller_cache_finalize (GObject *object)
   /* The filter's data goes when GDBus is done with it. */
   g_dbus_connection_remove_filter (self->bus, self->filter_id);
   g_hash_table_unref (self->callers);
+  g_hash_table_unref (self->lookups);
   g_mutex_clear (&self->lock);
   g_object_unref (self->bus);
   appearances_unref (self->appearances);
@@ -280,6 +285,8 @@ sr_caller_cache_init (SrCallerCache *self)
   g_mutex_init (&self->lock);
   self->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) sr_caller_unref);
+  self->lookups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) g_ptr_array_unref);
 }
 
 SrCallerCache *
@@ -645,42 +652,61 @@ sr_caller_identify (GVariant     *credentials,
   return g_steal_pointer (&caller);
 }
 
+typedef struct {
+  SrCallerCache *cache;      /* (owned) */
+  char *sender;              /* (owned) */
+} Lookup;
+
 static void
 on_credentials_ready_cb (GObject      *source,
                          GAsyncResult *result,
                          gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  SrCallerCache *self = g_task_get_source_object (task);
-  const char *sender = g_task_get_task_data (task);
+  Lookup *lookup = user_data;
+  SrCallerCache *self = lookup->cache;
+  g_autoptr(GPtrArray) waiting = NULL;
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GVariant) credentials = NULL;
   g_autoptr(GError) error = NULL;
-  SrCaller *caller;
+  g_autoptr(SrCaller) caller = NULL;
 
   reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source),
                                                            &fds, result, &error);
   if (reply == NULL)
     {
-      g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                               "Could not identify the caller: %s", error->message);
-      return;
+      g_autoptr(GError) bus_error = g_steal_pointer (&error);
+      g_set_error (&error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                   "Could not identify the caller: %s", bus_error->message);
     }
-
-  credentials = g_variant_get_child_value (reply, 0);
-  caller = sr_caller_identify (credentials, fds, appeared (self, sender), &error);
-  if (caller == NULL)
+  else
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
+      g_autoptr(GVariant) credentials = g_variant_get_child_value (reply, 0);
+      caller = sr_caller_identify (credentials, fds, appeared (self, lookup->sender), &error);
     }
 
-  caller->sender = g_strdup (sender);
-  g_mutex_lock (&self->lock);
-  g_hash_table_replace (self->callers, g_strdup (sender), sr_caller_ref (caller));
-  g_mutex_unlock (&self->lock);
-  g_task_return_pointer (task, caller, (GDestroyNotify) sr_caller_unref);
+  if (caller != NULL)
+    {
+      caller->sender = g_strdup (lookup->sender);
+      g_mutex_lock (&self->lock);
+      g_hash_table_replace (self->callers, g_strdup (lookup->sender), sr_caller_ref (caller));
+      g_mutex_unlock (&self->lock);
+    }
+
+  g_hash_table_steal_extended (self->lookups, lookup->sender, NULL, (gpointer *) &waiting);
+  for (guint i = 0; waiting != NULL && i < waiting->len; i++)
+    {
+      GTask *task = waiting->pdata[i];
+
+      if (caller != NULL)
+        g_task_return_pointer (task, sr_caller_ref (caller), (GDestroyNotify) sr_caller_unref);
+      else
+        g_task_return_error (task, g_error_copy (error));
+    }
+
+  /* The key was stolen with the array: it is the lookup's sender. */
+  g_free (lookup->sender);
+  g_object_unref (lookup->cache);
+  g_free (lookup);
 }
 
 void
@@ -689,10 +715,23 @@ sr_caller_cache_lookup_async (SrCallerCache       *self,
                               GAsyncReadyCallback  callback,
                               gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  GPtrArray *waiting = g_hash_table_lookup (self->lookups, sender);
+  Lookup *lookup;
 
-  g_task_set_task_data (task, g_strdup (sender), g_free);
   g_task_set_source_tag (task, sr_caller_cache_lookup_async);
+  if (waiting != NULL)
+    {
+      g_ptr_array_add (waiting, task);
+      return;
+    }
+
+  waiting = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (waiting, task);
+  lookup = g_new0 (Lookup, 1);
+  lookup->cache = g_object_ref (self);
+  lookup->sender = g_strdup (sender);
+  g_hash_table_insert (self->lookups, lookup->sender, waiting);
 
   g_dbus_connection_call_with_unix_fd_list (self->bus,
                                             "org.freedesktop.DBus",
@@ -703,8 +742,7 @@ sr_caller_cache_lookup_async (SrCallerCache       *self,
                                             G_VARIANT_TYPE ("(a{sv})"),
                                             G_DBUS_CALL_FLAGS_NONE, -1,
                                             NULL, NULL,
-                                            on_credentials_ready_cb,
-                                            g_steal_pointer (&task));
+                                            on_credentials_ready_cb, lookup);
 }
 
 /* Returns: (transfer full) the caller, or NULL with a NotAllowed error. */
