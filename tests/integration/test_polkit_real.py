@@ -24,6 +24,12 @@ DENY_CONFIGURE = '''polkit.addRule(function(action, subject) {
 });
 '''
 
+AUTH_CONFIGURE = '''polkit.addRule(function(action, subject) {
+    if (action.id == "org.gnome.SessionRestore.configure" && subject.user == "nobody")
+        return polkit.Result.AUTH_ADMIN;
+});
+'''
+
 
 @unittest.skipUnless(os.geteuid() == 0, 'needs root to run polkitd in a mount namespace')
 class RealPolkitTest(PolicydTestCase):
@@ -118,3 +124,18 @@ class RealPolkitTest(PolicydTestCase):
         self.assertNotAllowed(self.call_as('nobody', 'SetAppExcluded', 'org.example.App', 'true'))
         self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+
+    def test_authentication_required_is_said_in_words(self):
+        self.write_rules('10-auth.rules', AUTH_CONFIGURE)
+        result = self.wait_for('nobody', 'max-age-days', '<7>', False)
+        self.assertNotAllowed(result)
+        self.assertIn('Not allowed without authentication (org.gnome.SessionRestore.configure): '
+                      "the system's polkit rules require it, and the call does not allow interaction",
+                      result[1])
+        # Interaction allowed, but no agent in the caller's session to ask.
+        result = self.call_as('nobody', 'SetSetting', '--interactive', 'max-age-days', '<7>')
+        self.assertNotAllowed(result)
+        self.assertIn('Not allowed without authentication (org.gnome.SessionRestore.configure): '
+                      "the system's polkit rules require it, and no authentication agent asked for it",
+                      result[1])
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
