@@ -109,20 +109,27 @@ on_check_ready_cb (GObject      *source,
       return;
     }
 
+  /* polkitd answers (is_authorized, is_challenge, details). Say why in
+   * words: the action id alone tells a user nothing. What session the
+   * caller is in is polkit's to judge (without logind it sees none, and
+   * applies allow_any); the refusal says that it decides by session. */
   g_variant_get (reply, "((bb@a{ss}))", &authorized, &challenge, NULL);
   if (authorized)
     g_task_return_boolean (task, TRUE);
   else if (challenge)
     g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                              data->interactive ?
-                             "Not authorized for %s: authentication is required "
-                             "and no authentication agent asked for it" :
-                             "Not authorized for %s: authentication is required "
-                             "and the call does not allow interaction",
+                             "Not allowed without authentication (%s): the system's polkit "
+                             "rules require it, and no authentication agent asked for it" :
+                             "Not allowed without authentication (%s): the system's polkit "
+                             "rules require it, and the call does not allow interaction",
                              data->action_id);
   else
     g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                             "Not authorized for %s", data->action_id);
+                             "Not allowed by the system's polkit rules (%s); polkit decides "
+                             "by the caller's session: outside an active local one (SSH, cron, "
+                             "a timer) its allow_any or allow_inactive rule applies",
+                             data->action_id);
 }
 
 static void

@@ -38,7 +38,7 @@ class StatusTest(CtlTestCase):
     def test_status_without_the_right_to_list(self):
         self.s.set_allowed([])
         out = self.assertCtl(OK, 'status').stdout
-        self.assertIn('Saved sessions:   not shown (Not authorized', out)
+        self.assertIn("Saved sessions:   not shown (Not allowed by the system's polkit rules", out)
 
 
 class ListTest(CtlTestCase):

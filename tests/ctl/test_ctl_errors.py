@@ -13,9 +13,9 @@ from srtest import (BUS_NAME, IFACE, OBJECT_PATH, POLICYD, PYTHON, Gio, GLib, Re
 
 A = 'org.example.Alpha'
 
-ALLOW_NOBODY = '''polkit.addRule(function(action, subject) {
+DENY_NOBODY = '''polkit.addRule(function(action, subject) {
     if (action.id.indexOf("org.gnome.SessionRestore.") == 0 && subject.user == "nobody")
-        return polkit.Result.YES;
+        return polkit.Result.NO;
 });
 '''
 
@@ -114,24 +114,28 @@ class RealPolkitTest(CtlTestCase):
         self.polkitd = RealPolkit(self.s)
         self.addCleanup(self.polkitd.stop)
 
-    def test_nobody_is_refused_then_allowed_by_a_rule(self):
-        # The shipped defaults refuse a caller outside an active session.
-        result = self.assertCtl(NOT_ALLOWED, 'set', 'max-age-days', '7', user='nobody')
-        self.assertIn('org.gnome.SessionRestore.configure', result.stderr)
-        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
-        self.assertCtl(NOT_ALLOWED, 'list', user='nobody')
+    def test_nobody_is_allowed_then_refused_by_a_rule(self):
+        # The shipped defaults allow a caller outside an active session
+        # (the user's own settings, from SSH, cron or a timer).
+        self.assertCtl(OK, 'set', 'max-age-days', '7', user='nobody')
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
+        self.assertCtl(OK, 'list', user='nobody')
         # Checks need no polkit.
         self.assertCtl(OK, 'check', A, user='nobody')
 
-        self.polkitd.write_rules('50-allow.rules', ALLOW_NOBODY)
+        self.polkitd.write_rules('10-deny.rules', DENY_NOBODY)
         deadline = time.monotonic() + 15
         while True:
-            result = self.ctl('set', 'max-age-days', '7', user='nobody')
-            if result.status != NOT_ALLOWED or time.monotonic() > deadline:
+            result = self.ctl('set', 'max-age-days', '9', user='nobody')
+            if result.status != OK or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
-        self.assertEqual(result.status, OK, result.stderr)
+        self.assertEqual(result.status, NOT_ALLOWED, result.stderr)
+        # The refusal says why, in words, and names the action.
+        self.assertIn("Not allowed by the system's polkit rules (org.gnome.SessionRestore.configure)",
+                      result.stderr)
         self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
+        self.assertCtl(NOT_ALLOWED, 'list', user='nobody')
 
 
 class ServiceAbsentTest(CtlTestCase):

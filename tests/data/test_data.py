@@ -101,7 +101,7 @@ class PolkitPolicyTest(unittest.TestCase):
         for action in actions.values():
             defaults = action.find('defaults')
             self.assertEqual([defaults.findtext(n) for n in ('allow_any', 'allow_inactive', 'allow_active')],
-                             ['no', 'no', 'yes'], action.get('id'))
+                             ['yes', 'yes', 'yes'], action.get('id'))
             self.assertTrue(action.findtext('message'))
             self.assertTrue(action.findtext('description'))
 

@@ -2,13 +2,15 @@
 start a session bus whose service directory is the installed one, and get
 an answer from policyd by D-Bus activation alone (nothing started by hand).
 """
+import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import unittest
 
-from srtest import Bus, Gio, GLib, install_project
+from srtest import SOURCE_DIR, Bus, Gio, GLib, install_project
 
 EXPECTED = [
     'libexec/session-restore-policyd',
@@ -46,6 +48,53 @@ class InstallTest(unittest.TestCase):
     def test_files_are_installed(self):
         for path in EXPECTED:
             self.assertTrue(os.path.exists(os.path.join(self.prefix, path)), path)
+
+    def caches(self):
+        """What each cache says about the project: (schema known, icon
+        known, desktop database written)."""
+        share = os.path.join(self.prefix, 'share')
+        schemas = subprocess.run(['gsettings', '--schemadir', os.path.join(share, 'glib-2.0', 'schemas'),
+                                  'list-schemas'], capture_output=True, text=True).stdout.split()
+        icon_cache = os.path.join(share, 'icons', 'hicolor', 'icon-theme.cache')
+        icons = os.path.exists(icon_cache) and b'org.gnome.SessionRestore' in open(icon_cache, 'rb').read()
+        mime_cache = os.path.join(share, 'applications', 'mimeinfo.cache')
+        return ('org.gnome.SessionRestore' in schemas, icons, os.path.exists(mime_cache))
+
+    def test_caches_refreshed_after_install_and_uninstall(self):
+        """gnome.post_install refreshes the schema, icon and desktop caches
+        (the tools are installed here); after `ninja uninstall`, the
+        README's commands leave none naming what was removed."""
+        self.assertEqual(self.caches(), (True, True, True))
+        with open(os.path.join(SOURCE_DIR, 'README.md')) as f:
+            readme = f.read()
+        block = re.search(r'refresh them by hand[^\n]*\n\n((?:    .*\n)+)', readme).group(1)
+        commands = [line.strip().replace(' /usr/', f' {self.prefix}/') for line in block.splitlines()]
+        self.assertEqual([c.split()[0] for c in commands],
+                         ['glib-compile-schemas', 'gtk-update-icon-cache', 'update-desktop-database'])
+        build = os.path.join(self.root, 'build')
+        try:
+            subprocess.run(['ninja', '-C', build, 'uninstall'], capture_output=True)
+            self.assertFalse(os.path.exists(os.path.join(self.prefix, EXPECTED[0])))
+            for command in commands:
+                subprocess.run(command.split(), check=True, capture_output=True)
+            schema, icons, _ = self.caches()
+            self.assertEqual((schema, icons), (False, False))
+        finally:
+            # The other tests need the installed tree.
+            subprocess.run(['meson', 'install', '-C', build, '--quiet'], check=True,
+                           capture_output=True)
+
+    def test_tests_not_built_unless_asked(self):
+        result = subprocess.run(['meson', 'introspect', '--buildoptions', 'meson.build'],
+                                cwd=SOURCE_DIR, capture_output=True, text=True, check=True)
+        options = {o['name']: o['value'] for o in json.loads(result.stdout)}
+        self.assertIs(options['tests'], False)
+
+    def test_setup_without_warnings(self):
+        with open(os.path.join(self.root, 'build', 'meson-logs', 'meson-log.txt')) as f:
+            log = f.read()
+        self.assertNotIn('Could not find file LINGUAS', log)
+        self.assertNotIn('WARNING', log)
 
     def test_man_pages_render(self):
         for page in ('man8/session-restore-policyd.8', 'man1/session-restore-panel.1'):

@@ -63,3 +63,23 @@ class KeepOneDayTest(PolicydTestCase):
         fresh = {'saved-at': GLib.Variant('x', now_us() - USEC_PER_DAY // 2)}
         self.assertEqual(self.s.check_restore('org.example.App', 1, old), (0, 'expired'))
         self.assertEqual(self.s.check_restore('org.example.App', 1, fresh), (1, 'allowed'))
+
+
+class KioskLocksTest(PolicydTestCase):
+    """The polkit page's locks: what stops gsettings and dconf, which polkit
+    does not (polkit here says yes to everything)."""
+    site_files = ((os.devnull, os.path.join(EXAMPLES, 'kiosk.locks')),)
+
+    def test_every_key_locked_by_every_route(self):
+        keys = ['enabled', 'login-restore', 'restore-after-crash', 'restore-on-launch',
+                'excluded-apps', 'admin-excluded-apps', 'max-age-days', 'crash-loop-threshold',
+                'crash-loop-window']
+        self.assertEqual(sorted(self.s.prop('LockedSettings')), sorted(keys))
+        self.assertDBusError('Locked', self.s.set_setting, 'enabled', GLib.Variant('b', False))
+        self.assertDBusError('Locked', self.s.call, 'SetAppExcluded', 'sb', 'org.example.App', True)
+        for key in keys:
+            self.assertEqual(self.s.gsettings('writable', key), 'false', key)
+        self.s.gsettings('set', 'enabled', 'false', check=False)
+        self.s.settle(0.3)
+        self.assertIs(self.s.gsettings_value('enabled'), True)
+        self.assertIs(self.s.prop('Enabled'), True)

@@ -63,3 +63,38 @@ class LifecycleTest(PolicydTestCase):
         self.s.check_restore('org.example.App', 1)
         self.assertFalse(os.path.exists(os.path.join(self.s.config_home, 'dconf', 'user')))
         self.assertFalse(os.path.exists(os.path.join(self.s.state_home, 'session-restore')))
+
+
+class CLocaleTest(PolicydTestCase):
+    """policyd's help and log messages (English, with typographic quotes)
+    are readable in any locale: UTF-8 where the locale has it, ASCII
+    look-alikes under LANG=C, never "?" or bytes the terminal cannot show."""
+    start = False
+
+    def run_policyd(self, lang, *args):
+        env = dict(self.s.env, LANG=lang)
+        return subprocess.run([POLICYD, *args], env=env, capture_output=True, timeout=20 * SLOW)
+
+    def test_help(self):
+        out = self.run_policyd('C', '--help').stdout
+        self.assertIn(b'session-restore-policyd [OPTION...]', out)
+        self.assertNotIn(b'?', out)
+        out.decode('ascii')
+        self.assertIn('[OPTION…]', self.run_policyd('C.UTF-8', '--help').stdout.decode())
+
+    def test_log_message(self):
+        self.s.gsettings('set', 'excluded-apps', "['bad/entry', 'org.example.Ok']")
+        self.s.env['LANG'] = 'C'
+        self.s.start_policyd()
+        self.s.stop_policyd()
+        with open(os.path.join(self.s.root, 'policyd.log'), 'rb') as f:
+            log = f.read()
+        self.assertIn(b'Ignoring "bad/entry" in "excluded-apps"', log)
+        self.assertNotIn(b'?', log)
+        log.decode('ascii')
+
+    def test_log_message_in_utf8(self):
+        self.s.gsettings('set', 'excluded-apps', "['bad/entry']")
+        self.s.start_policyd()    # LANG=C.UTF-8
+        self.s.stop_policyd()
+        self.assertIn('Ignoring “bad/entry” in “excluded-apps”', self.s.log())

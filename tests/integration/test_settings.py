@@ -1,6 +1,9 @@
 """Settings through the real dconf backend: gsettings and the D-Bus
 properties never disagree, whichever side changes."""
-from srtest import GLib, PolicydTestCase
+import os
+import time
+
+from srtest import SLOW, GLib, PolicydTestCase
 
 # key, D-Bus property, a non-default value as a GVariant
 KEYS = [
@@ -179,3 +182,60 @@ class DesktopKeyLockTest(DesktopKeyTest):
     # The parent's cases assume the desktop key is writable.
     test_desktop_key_off_disables = None
     test_switch_writes_both = None
+
+
+class ChangedWhileNotRunningTest(PolicydTestCase):
+    """The help (scripts, "Lock settings with dconf") and the README: a
+    change made with gsettings while policyd is not running takes effect
+    when it next starts, about a second after the first calls stop and at
+    most 30 s after it starts."""
+
+    def setUp(self):
+        super().setUp()
+        from simulator import Simulator
+        self.sim = Simulator(self.s)
+        for app in ('org.example.Excluded', 'org.example.Kept'):
+            self.assertEqual(self.sim.save(app), 'allowed')
+        self.sim.write_compositor()
+        self.assertEqual(self.s.stop_policyd(), 0)
+
+    def files(self):
+        return {name: os.path.exists(path) for name, path in (
+            ('excluded', self.sim.gtk_path('org.example.Excluded', '1')),
+            ('kept', self.sim.gtk_path('org.example.Kept', '1')),
+            ('compositor', self.sim.compositor_path))}
+
+    def start_and_wait(self, expected):
+        # Nothing happens while nothing runs.
+        self.s.settle(0.5)
+        self.assertEqual(self.files(), {'excluded': True, 'kept': True, 'compositor': True})
+        self.s.start_policyd()
+        started = time.monotonic()
+        self.s.wait_until(lambda: self.files() == expected, timeout=5,
+                          what='the start-up purge')
+        # No calls after start: about a second, well before 30 s.
+        self.assertLess(time.monotonic() - started, 5 * SLOW)
+
+    def test_excluded_with_gsettings(self):
+        self.s.gsettings('set', 'excluded-apps', "['org.example.Excluded']")
+        self.start_and_wait({'excluded': False, 'kept': True, 'compositor': True})
+        self.assertEqual(self.s.check_save('org.example.Excluded'), (0, 'excluded'))
+
+    def test_switched_off_with_gsettings(self):
+        self.s.gsettings('set', 'enabled', 'false')
+        self.start_and_wait({'excluded': False, 'kept': False, 'compositor': False})
+        self.assertEqual(self.s.check_save('org.example.Kept'), (0, 'disabled'))
+
+    def test_calls_at_start_delay_it_at_most_30_s(self):
+        """A login's burst of checks: the purge waits for a second without
+        calls, but not past 30 s."""
+        self.s.gsettings('set', 'excluded-apps', "['org.example.Excluded']")
+        self.s.start_policyd()
+        started = time.monotonic()
+        while self.files()['excluded']:
+            elapsed = time.monotonic() - started
+            self.assertLess(elapsed, 33 * SLOW, 'not purged within 30 s of start')
+            self.s.check_save('org.example.Kept')   # never a second without a call
+            time.sleep(0.2)
+        self.assertGreater(time.monotonic() - started, 25)
+        self.assertTrue(self.files()['kept'])
