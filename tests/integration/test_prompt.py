@@ -123,6 +123,18 @@ class PromptTest(PromptBase):
                          {app: (DENY, 'ask-unavailable') for app in APPS})
         self.assertIn('did not answer', self.s.log())
 
+    def test_prompt_binary_missing_is_unavailable(self):
+        # A service file whose program is gone (the panel uninstalled).
+        self.prompt(answer=[True, [], False])
+        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
+        with open(os.path.join(services, f'{PROMPT_NAME}.service'), 'w') as f:
+            f.write(f'[D-BUS Service]\nName={PROMPT_NAME}\n'
+                    f'Exec={self.s.root}/no-such-panel --gapplication-service\n')
+        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        self.assertEqual(self.sim.login(APPS, timeout=20),
+                         {app: (DENY, 'ask-unavailable') for app in APPS})
+
     def test_non_interactive_still_ask(self):
         self.prompt(answer=[True, [], False])
         self.assertEqual(self.sim.login(APPS, interactive=False), {app: (ASK, 'ask') for app in APPS})
