@@ -54,9 +54,15 @@ typedef struct {
   GVariant *apps;               /* (owned) (nullable): of the first Ask */
 } Service;
 
+static void on_answered (gboolean restore, const char * const *declined, gboolean remember,
+                         gpointer user_data);
+
 static void
 service_free (Service *self)
 {
+  /* Whoever waits is answered (Don't Restore) while we still can. */
+  if (self->window != NULL)
+    sr_prompt_window_dismiss (self->window);
   if (self->registration_id != 0)
     g_dbus_connection_unregister_object (self->connection, self->registration_id);
   g_clear_pointer (&self->apps, g_variant_unref);
@@ -171,8 +177,12 @@ on_method_call (GDBusConnection       *connection,
 
   if (g_str_equal (method_name, "Close"))
     {
+      const char *none[] = { NULL };
+
       if (self->window != NULL)
         sr_prompt_window_dismiss (self->window);
+      else if (self->pending->len > 0)
+        on_answered (FALSE, none, FALSE, self);   /* not shown yet: never will be */
       g_dbus_method_invocation_return_value (invocation, NULL);
       return;
     }
