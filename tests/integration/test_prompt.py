@@ -194,6 +194,13 @@ class PromptTest(PromptBase):
         self.s.wait_until(lambda: any(c['call'] == 'Close' for c in self.calls()),
                           what='the prompt to be closed')
 
+    def test_policyd_stopping_answers_the_waiting(self):
+        self.prompt(hang=True)
+        login = self.sim.start_login(APPS)
+        self.s.wait_until(lambda: len(self.asks()) == 1, what='the prompt')
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.assertEqual(login.wait(10), {app: (DENY, 'ask-unavailable') for app in APPS})
+
     def test_remember_is_left_to_the_prompt(self):
         # policyd does not write the setting itself: the prompt does,
         # through SetSetting (and polkit), as the panel does.
