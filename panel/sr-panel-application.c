@@ -10,6 +10,7 @@
 
 #include "sr-panel-application.h"
 #include "sr-panel-window.h"
+#include "sr-prompt-service.h"
 
 struct _SrPanelApplication {
   AdwApplication parent_instance;
@@ -159,6 +160,33 @@ sr_panel_application_handle_local_options (GApplication *app,
   return -1;
 }
 
+/* The login prompt (sr-prompt-service.c) is exported before the name is
+ * taken: policyd's call may be what activated us. */
+static gboolean
+sr_panel_application_dbus_register (GApplication     *app,
+                                    GDBusConnection  *connection,
+                                    const char       *object_path,
+                                    GError          **error)
+{
+  GApplicationClass *parent = G_APPLICATION_CLASS (sr_panel_application_parent_class);
+
+  if (parent->dbus_register != NULL && !parent->dbus_register (app, connection, object_path, error))
+    return FALSE;
+  return sr_prompt_service_register (GTK_APPLICATION (app), connection, error);
+}
+
+static void
+sr_panel_application_dbus_unregister (GApplication    *app,
+                                      GDBusConnection *connection,
+                                      const char      *object_path)
+{
+  GApplicationClass *parent = G_APPLICATION_CLASS (sr_panel_application_parent_class);
+
+  sr_prompt_service_unregister (GTK_APPLICATION (app));
+  if (parent->dbus_unregister != NULL)
+    parent->dbus_unregister (app, connection, object_path);
+}
+
 static void
 sr_panel_application_finalize (GObject *object)
 {
@@ -175,6 +203,8 @@ sr_panel_application_class_init (SrPanelApplicationClass *klass)
   app_class->handle_local_options = sr_panel_application_handle_local_options;
   app_class->activate = sr_panel_application_activate;
   app_class->startup = sr_panel_application_startup;
+  app_class->dbus_register = sr_panel_application_dbus_register;
+  app_class->dbus_unregister = sr_panel_application_dbus_unregister;
 }
 
 static void

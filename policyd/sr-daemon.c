@@ -27,6 +27,7 @@
 #include "sr-gate.h"
 #include "sr-maintenance.h"
 #include "sr-polkit.h"
+#include "sr-prompt.h"
 #include "sr-state-file.h"
 #include "sr-store-dropin.h"
 #include "sr-store-worker.h"
@@ -41,6 +42,7 @@ struct _SrDaemon {
   SrGate *gate;                  /* (owned) (nullable): once exported */
   SrFastPath *fast_path;         /* (owned) (nullable): once exported */
   SrMaintenance *maintenance;    /* (owned) (nullable): once exported */
+  SrPrompt *prompt;              /* (owned) (nullable): once exported */
   GDBusConnection *bus;          /* (owned) (nullable): once exported */
   guint registration_id;
   gulong settings_changed_id;
@@ -131,14 +133,92 @@ run_check_save (gpointer               owner,
   return_check (owner, caller, FALSE, params, invocation);
 }
 
+/* A CheckRestore "interactive" in ask mode waits for the login prompt
+ * (sr-prompt.c); a sandboxed caller may not open it, and is told ASK. */
 static void
 run_check_restore (gpointer               owner,
                    SrCaller              *caller,
                    GVariant              *params,
                    GDBusMethodInvocation *invocation)
 {
-  return_check (owner, caller, TRUE, params, invocation);
+  SrDaemon *self = owner;
+  SrDecisionContext ctx = decision_context (self);
+  g_autoptr(GError) error = NULL;
+  GVariant *answer = sr_decide_call (&ctx, TRUE, params, &error);
+
+  if (answer == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  note_consumer (self, caller, ctx.now);
+  g_variant_ref_sink (answer);
+  if (sr_decide_is_interactive (answer))
+    {
+      g_variant_unref (answer);
+      if (caller->app_id == NULL && self->prompt != NULL)
+        {
+          sr_prompt_hold (self->prompt, params, invocation);
+          return;
+        }
+      answer = g_variant_ref_sink (g_variant_new ("(us)", SR_VERDICT_ASK, "ask"));
+    }
+  g_dbus_method_invocation_return_value (invocation, answer);
+  g_variant_unref (answer);
 }
+
+static GVariant *
+prompt_decide (gpointer             owner,
+               const SrLoginAnswer *login_answer,
+               GVariant            *params,
+               GError             **error)
+{
+  SrDecisionContext ctx = decision_context (owner);
+
+  ctx.login_answer = login_answer;
+  return sr_decide_call (&ctx, TRUE, params, error);
+}
+
+/* The apps the prompt offers: those whose state the session manager
+ * reopens at login and that the rules would restore. */
+static GVariant *
+prompt_apps (gpointer  owner,
+             GVariant *listing)
+{
+  SrDaemon *self = owner;
+  SrDecisionContext ctx = decision_context (self);
+  g_autoptr(GVariant) annotated = g_variant_ref_sink (sr_decide_annotate_listing (&ctx, listing));
+  g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sa{sv})"));
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *info;
+
+  g_variant_iter_init (&iter, annotated);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
+    {
+      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (info);
+      g_auto(GVariantDict) shown = G_VARIANT_DICT_INIT (NULL);
+      gboolean at_login = FALSE;
+      const char *state = "valid";
+      guint32 windows;
+
+      g_variant_unref (info);
+      g_variant_dict_lookup (&dict, "at-login", "b", &at_login);
+      g_variant_dict_lookup (&dict, "state", "&s", &state);
+      if (!at_login || !g_str_equal (state, "valid") ||
+          g_hash_table_contains (ctx.policy->excluded, app_id))
+        continue;
+      if (g_variant_dict_lookup (&dict, "windows", "u", &windows))
+        g_variant_dict_insert (&shown, "windows", "u", windows);
+      g_variant_builder_add (&apps, "(s@a{sv})", app_id, g_variant_dict_end (&shown));
+    }
+  return g_variant_builder_end (&apps);
+}
+
+static const SrPromptOwner prompt_owner = {
+  .decide = prompt_decide,
+  .apps = prompt_apps,
+};
 
 static void
 run_note_exit (gpointer               owner,
@@ -529,6 +609,8 @@ on_settings_properties_changed_cb (SrSettings  *settings,
   invalidated_names = g_strv_builder_end (invalidated);
   emit_properties_changed (self, g_variant_builder_end (&changed),
                            (const char * const *) invalidated_names);
+  if (self->prompt != NULL)
+    sr_prompt_reconsider (self->prompt);
 }
 
 SrDaemon *
@@ -561,6 +643,7 @@ sr_daemon_free (SrDaemon *self)
     sr_fast_path_close (g_steal_pointer (&self->fast_path));
   if (self->registration_id != 0)
     g_dbus_connection_unregister_object (self->bus, self->registration_id);
+  g_clear_pointer (&self->prompt, sr_prompt_free);
   g_clear_pointer (&self->maintenance, sr_maintenance_stop);
   g_clear_signal_handler (&self->settings_changed_id, self->settings);
   g_clear_signal_handler (&self->state_to_clear_id, self->settings);
@@ -610,5 +693,6 @@ sr_daemon_export (SrDaemon         *self,
   };
   self->fast_path = sr_fast_path_open (bus, &sources);
   self->maintenance = sr_maintenance_start (self->settings, self->stores, self->fast_path);
+  self->prompt = sr_prompt_new (bus, self->stores, &prompt_owner, self);
   return TRUE;
 }

@@ -70,40 +70,60 @@ sr_decide_save (const SrDecisionContext  *ctx,
   return answer (SR_VERDICT_ALLOW, "allowed", out_verdict, out_why);
 }
 
-/* The "saved-at" option, if given; the first one counts, as with
- * g_variant_lookup(). One pass over the entries, without format strings:
- * GVariant's format parsing costs more than all the rules together. */
+/* The options "saved-at" and "interactive", if given; the first of each
+ * counts, as with g_variant_lookup(). One pass over the entries, without
+ * format strings: GVariant's format parsing costs more than all the rules
+ * together. */
 static gboolean
-find_saved_at (GVariant  *options,
-               gboolean  *out_found,
-               gint64    *out_saved_at,
-               GError   **error)
+find_options (GVariant  *options,
+              gboolean  *out_found,
+              gint64    *out_saved_at,
+              gboolean  *out_interactive,
+              GError   **error)
 {
   gsize n = options != NULL ? g_variant_n_children (options) : 0;
+  gboolean seen_interactive = FALSE;
 
   *out_found = FALSE;
-  for (gsize i = 0; i < n; i++)
+  *out_interactive = FALSE;
+  for (gsize i = 0; i < n && !(*out_found && seen_interactive); i++)
     {
       g_autoptr(GVariant) entry = g_variant_get_child_value (options, i);
       g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
+      const char *name = g_variant_get_string (key, NULL);
       g_autoptr(GVariant) boxed = NULL;
       g_autoptr(GVariant) value = NULL;
+      gboolean is_saved_at = strcmp (name, "saved-at") == 0;
 
-      if (strcmp (g_variant_get_string (key, NULL), "saved-at") != 0)
+      if (is_saved_at ? *out_found : (strcmp (name, "interactive") != 0 || seen_interactive))
         continue;
 
       boxed = g_variant_get_child_value (entry, 1);
       value = g_variant_get_variant (boxed);
-      if (g_variant_classify (value) != G_VARIANT_CLASS_INT64)
+      if (is_saved_at)
         {
-          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                       "The option “saved-at” must be of type “x”, not “%s”",
-                       g_variant_get_type_string (value));
-          return FALSE;
+          if (g_variant_classify (value) != G_VARIANT_CLASS_INT64)
+            {
+              g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "The option “saved-at” must be of type “x”, not “%s”",
+                           g_variant_get_type_string (value));
+              return FALSE;
+            }
+          *out_found = TRUE;
+          *out_saved_at = g_variant_get_int64 (value);
         }
-      *out_found = TRUE;
-      *out_saved_at = g_variant_get_int64 (value);
-      break;
+      else
+        {
+          if (g_variant_classify (value) != G_VARIANT_CLASS_BOOLEAN)
+            {
+              g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                           "The option “interactive” must be of type “b”, not “%s”",
+                           g_variant_get_type_string (value));
+              return FALSE;
+            }
+          seen_interactive = TRUE;
+          *out_interactive = g_variant_get_boolean (value);
+        }
     }
   return TRUE;
 }
@@ -118,7 +138,7 @@ sr_decide_restore (const SrDecisionContext  *ctx,
                    GError                  **error)
 {
   const SrPolicy *policy = ctx->policy;
-  gboolean decided, has_saved_at;
+  gboolean decided, has_saved_at, interactive;
   gint64 saved_at = 0;
 
   /* An unknown reason is a caller bug whatever the settings say, so it is
@@ -131,7 +151,7 @@ sr_decide_restore (const SrDecisionContext  *ctx,
       return FALSE;
     }
 
-  if (!find_saved_at (options, &has_saved_at, &saved_at, error))
+  if (!find_options (options, &has_saved_at, &saved_at, &interactive, error))
     return FALSE;
 
   if (!decide_common (ctx, app_id, &decided, out_verdict, out_why, error))
@@ -160,7 +180,19 @@ sr_decide_restore (const SrDecisionContext  *ctx,
       if (policy->login_restore == SR_LOGIN_RESTORE_NEVER)
         return answer (SR_VERDICT_DENY, "login-off", out_verdict, out_why);
       if (policy->login_restore == SR_LOGIN_RESTORE_ASK)
-        return answer (SR_VERDICT_ASK, "ask", out_verdict, out_why);
+        {
+          const SrLoginAnswer *login = ctx->login_answer;
+
+          if (!interactive)
+            return answer (SR_VERDICT_ASK, "ask", out_verdict, out_why);
+          if (login == NULL)
+            return answer (SR_VERDICT_ASK, SR_WHY_INTERACTIVE, out_verdict, out_why);
+          if (login->deny_why != NULL)
+            return answer (SR_VERDICT_DENY, login->deny_why, out_verdict, out_why);
+          if (login->declined != NULL && g_hash_table_contains (login->declined, app_id))
+            return answer (SR_VERDICT_DENY, "declined", out_verdict, out_why);
+          /* The user said yes: on to the age of the state. */
+        }
       break;
 
     case SR_REASON_PRISTINE:
@@ -212,6 +244,14 @@ sr_decide_call (const SrDecisionContext  *ctx,
   answer[0] = g_variant_new_uint32 (verdict);
   answer[1] = g_variant_new_string (why);
   return g_variant_new_tuple (answer, 2);
+}
+
+gboolean
+sr_decide_is_interactive (GVariant *answer)
+{
+  g_autoptr(GVariant) why = g_variant_get_child_value (answer, 1);
+
+  return strcmp (g_variant_get_string (why, NULL), SR_WHY_INTERACTIVE) == 0;
 }
 
 /* What the rules will do with each app's state in a ListStoredState

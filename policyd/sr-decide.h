@@ -13,11 +13,25 @@
 
 G_BEGIN_DECLS
 
+/* What the user answered to the login prompt (sr-prompt.c), for
+ * CheckRestore with "interactive" in ask mode. */
+typedef struct {
+  const char *deny_why;             /* (nullable): "declined", "ask-timeout",
+                                     * "ask-unavailable": every app is denied */
+  GHashTable *declined;             /* (nullable): set of app ids unticked */
+} SrLoginAnswer;
+
+/* The why of a CheckRestore that asks the user through the prompt: never
+ * sent on the bus. The caller holds the call (sr-prompt.c), or answers a
+ * caller that may not open the prompt ASK "ask". */
+#define SR_WHY_INTERACTIVE "interactive"
+
 typedef struct {
   const SrPolicy *policy;           /* (unowned) */
   SrCrashGuard *crash_guard;        /* (unowned) */
   SrClearPoints *clear_points;      /* (unowned) */
   gint64 now;                       /* µs since the epoch */
+  const SrLoginAnswer *login_answer; /* (nullable): none yet */
 } SrDecisionContext;
 
 gboolean sr_decide_save    (const SrDecisionContext  *ctx,
@@ -40,6 +54,8 @@ GVariant *sr_decide_call   (const SrDecisionContext  *ctx,
                             gboolean                  restore,
                             GVariant                 *params,
                             GError                  **error);
+/* Whether an answer of sr_decide_call() is SR_WHY_INTERACTIVE. */
+gboolean  sr_decide_is_interactive (GVariant *answer);
 GVariant *sr_decide_annotate_listing (const SrDecisionContext *ctx,
                                       GVariant                *listing);
 

@@ -13,7 +13,8 @@
  *
  * Anything else goes on to the main thread and the gate: a connection's
  * first call (its caller is not known yet), refusals and errors (which the
- * gate words), and every other method.
+ * gate words), a CheckRestore "interactive" that would ask the user (it
+ * waits there for the login prompt), and every other method.
  *
  * A check waits for the NoteExit calls its own connection sent before it:
  * while one of them is unfinished, that connection's checks go the main
@@ -276,6 +277,10 @@ answer_on_worker (SrFastPath   *self,
   if (answer == NULL)
     return FALSE;
   g_variant_ref_sink (answer);
+  /* A check that would ask the user waits on the main thread for the
+   * login prompt (sr-prompt.c), or is told ASK there if it may not. */
+  if (restore && sr_decide_is_interactive (answer))
+    return FALSE;
   __atomic_store_n (&caller->last_call, ctx.now, __ATOMIC_RELAXED);
 
   if ((g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)

@@ -16,6 +16,7 @@ EXPECTED = [
     'libexec/session-restore-policyd',
     'bin/session-restore-panel',
     'share/dbus-1/services/org.gnome.SessionRestore.Policy.service',
+    'share/dbus-1/services/org.gnome.SessionRestore.service',
     'share/dbus-1/interfaces/org.gnome.SessionRestore.Policy.xml',
     'lib/systemd/user/session-restore-policyd.service',
     'share/glib-2.0/schemas/org.gnome.SessionRestore.gschema.xml',

@@ -118,6 +118,35 @@ class Simulator:
             saved_at = int(os.stat(path).st_mtime * 1e6)
         return self.s.check_restore(app, reason, {'saved-at': GLib.Variant('x', saved_at)})
 
+    def start_login(self, apps, interactive=True):
+        """A login: every app in @apps asks, at once and each on its own
+        connection (as the session manager restoring several apps), to
+        restore (RESTORE, with "saved-at" of what is in memory, and
+        "interactive"), with no call timeout. Returns a Login: its answers
+        fill in as the main context runs."""
+        login = Login(apps)
+        for app in apps:
+            conn = self.s.session_bus.connect()
+            login.conns.append(conn)
+            options = {'interactive': GLib.Variant('b', interactive)}
+            info = self.memory.get(app, {}).get('1')
+            if info is not None:
+                options['saved-at'] = GLib.Variant('x', info['saved_at'])
+
+            def done(conn, result, app=app):
+                try:
+                    login.answers[app] = tuple(conn.call_finish(result).unpack())
+                except GLib.Error as e:
+                    login.answers[app] = e
+            conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'CheckRestore',
+                      GLib.Variant('(sua{sv})', (app, 3, options)), None,
+                      Gio.DBusCallFlags.NONE, GLib.MAXINT, None, done)
+        return login
+
+    def login(self, apps, interactive=True, timeout=120):
+        """start_login(), and its answers: {app: (verdict, why)}."""
+        return self.start_login(apps, interactive).wait(timeout)
+
     def exit(self, app, voluntary):
         self.s.call('NoteExit', 'sb', app, voluntary)
 
@@ -136,3 +165,26 @@ class Simulator:
             while context.iteration(False):
                 pass
             time.sleep(0.01)
+
+
+class Login:
+    """The restore checks of one login, under way."""
+
+    def __init__(self, apps):
+        self.apps = list(apps)
+        self.answers = {}
+        self.conns = []
+
+    def wait(self, timeout=120):
+        """Every app's answer, {app: (verdict, why)}; raises after @timeout
+        seconds."""
+        deadline = time.monotonic() + timeout
+        context = GLib.MainContext.default()
+        while len(self.answers) < len(self.apps):
+            if time.monotonic() > deadline:
+                raise AssertionError(f'login: only {sorted(self.answers)} were answered')
+            if not context.iteration(False):
+                time.sleep(0.01)
+        for conn in self.conns:
+            conn.close_sync(None)
+        return self.answers

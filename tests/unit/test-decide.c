@@ -242,6 +242,57 @@ test_rule4_login (Fixture *f, gconstpointer data)
   assert_restore (f, "org.example.App", SR_REASON_RECOVER, NULL, SR_VERDICT_ALLOW, "allowed");
 }
 
+static GVariant *
+interactive (gboolean on, gint64 when)
+{
+  GVariantDict dict;
+
+  g_variant_dict_init (&dict, NULL);
+  g_variant_dict_insert (&dict, "interactive", "b", on);
+  if (when != 0)
+    g_variant_dict_insert (&dict, "saved-at", "x", when);
+  return g_variant_ref_sink (g_variant_dict_end (&dict));
+}
+
+static void
+test_rule4_login_interactive (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GVariant) on = interactive (TRUE, 0);
+  g_autoptr(GVariant) off = interactive (FALSE, 0);
+  g_autoptr(GVariant) old = interactive (TRUE, NOW - 100 * DAY);
+  g_autoptr(GHashTable) declined = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GVariant) wrong = NULL;
+  SrLoginAnswer yes = { NULL, declined }, no = { "declined", NULL };
+  SrLoginAnswer timeout = { "ask-timeout", NULL };
+
+  /* Not in ask mode, or not RESTORE: the option changes nothing. */
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, on, SR_VERDICT_ALLOW, "allowed");
+  f->policy.login_restore = SR_LOGIN_RESTORE_ASK;
+  assert_restore (f, "org.example.App", SR_REASON_LAUNCH, on, SR_VERDICT_ALLOW, "allowed");
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, off, SR_VERDICT_ASK, "ask");
+  /* No answer yet: the caller must hold the call. */
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, on, SR_VERDICT_ASK, SR_WHY_INTERACTIVE);
+  /* The exclusions come first. */
+  g_hash_table_add (f->excluded, (gpointer) "org.example.App");
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, on, SR_VERDICT_DENY, "excluded");
+  g_hash_table_remove (f->excluded, "org.example.App");
+
+  f->ctx.login_answer = &yes;
+  g_hash_table_add (declined, (gpointer) "org.example.Unticked");
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, on, SR_VERDICT_ALLOW, "allowed");
+  assert_restore (f, "org.example.Unticked", SR_REASON_RESTORE, on, SR_VERDICT_DENY, "declined");
+  /* Yes, then the age of the state. */
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, old, SR_VERDICT_DENY, "expired");
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, off, SR_VERDICT_ASK, "ask");
+  f->ctx.login_answer = &no;
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, on, SR_VERDICT_DENY, "declined");
+  f->ctx.login_answer = &timeout;
+  assert_restore (f, "org.example.App", SR_REASON_RESTORE, on, SR_VERDICT_DENY, "ask-timeout");
+
+  wrong = g_variant_ref_sink (g_variant_new_parsed ("{'interactive': <'yes'>}"));
+  assert_restore_invalid (f, "org.example.App", SR_REASON_RESTORE, wrong);
+}
+
 static void
 test_rule4_invalid_reasons (Fixture *f, gconstpointer data)
 {
@@ -376,6 +427,7 @@ main (int argc, char **argv)
   ADD (rule4_recover);
   ADD (rule4_crash_loop_threshold);
   ADD (rule4_login);
+  ADD (rule4_login_interactive);
   ADD (rule4_invalid_reasons);
   ADD (rule5_cleared);
   ADD (rule5_cleared_before_expired);

@@ -1,0 +1,49 @@
+/* sr-prompt.h: the login prompt, asked once for every interactive check
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sr-decide.h"
+#include "sr-store-worker.h"
+
+G_BEGIN_DECLS
+
+#define SR_PROMPT_BUS_NAME "org.gnome.SessionRestore"
+#define SR_PROMPT_OBJECT_PATH "/org/gnome/SessionRestore/Prompt"
+#define SR_PROMPT_INTERFACE "org.gnome.SessionRestore.Prompt"
+/* How long the prompt waits for the user, in seconds, unless
+ * SR_PROMPT_TIMEOUT (an environment variable, for tests) says otherwise. */
+#define SR_PROMPT_DEFAULT_TIMEOUT 120
+
+typedef struct {
+  /* The answer to CheckRestore's @params now, given @answer (NULL: the
+   * user has not answered): a floating (us), or NULL with an error. */
+  GVariant *(*decide) (gpointer             owner,
+                       const SrLoginAnswer *answer,
+                       GVariant            *params,
+                       GError             **error);
+  /* The apps to show, from a ListStoredState listing: a floating a(sa{sv}). */
+  GVariant *(*apps)   (gpointer             owner,
+                       GVariant            *listing);
+} SrPromptOwner;
+
+typedef struct _SrPrompt SrPrompt;
+
+SrPrompt *sr_prompt_new        (GDBusConnection       *bus,
+                                SrStoreWorker         *stores,
+                                const SrPromptOwner   *vtable,
+                                gpointer               owner);
+/* A host caller's CheckRestore that the rules answered SR_WHY_INTERACTIVE:
+ * answered now if the user has answered, else once they have. */
+void      sr_prompt_hold       (SrPrompt              *self,
+                                GVariant              *params,
+                                GDBusMethodInvocation *invocation);
+/* The settings changed: waiting checks the rules now answer otherwise
+ * are answered at once. */
+void      sr_prompt_reconsider (SrPrompt              *self);
+void      sr_prompt_free       (SrPrompt              *self);
+
+G_END_DECLS

@@ -1,0 +1,144 @@
+"""The login prompt, for real: login-restore "ask", a policyd, and the
+panel made D-Bus-activatable on the test's session bus as an installed one
+is. The consumer simulator logs in (several apps restoring at once with
+"interactive"); policyd activates the panel, whose one window is answered
+here through AT-SPI; every app gets the answer the user chose.
+
+Each case starts a policyd of its own: an answer holds for a policyd's
+life (a login)."""
+import os
+import time
+
+from simulator import Simulator
+from srtest import ALLOW, DENY, Gio, now_us
+from uitest import APPS, PANEL, Atspi, PanelTestCase
+
+PROMPT_NAME = 'org.gnome.SessionRestore'
+HEADING = 'Restore Apps From Your Last Session?'
+
+
+class PromptCase(PanelTestCase):
+    """The session, the panel activatable, and a fresh policyd for each
+    case; no cases."""
+    start_policyd = False
+
+    @classmethod
+    def setUpClass(cls):
+        # The panel is not started here: policyd activates it.
+        cls.panel_path = '/bin/true'
+        super().setUpClass()
+        log = os.path.join(cls.s.root, 'prompt-panel.log')
+        services = os.path.join(cls.s.data_home, 'dbus-1', 'services')
+        os.makedirs(services, exist_ok=True)
+        with open(os.path.join(services, f'{PROMPT_NAME}.service'), 'w') as f:
+            f.write(f'[D-BUS Service]\nName={PROMPT_NAME}\n'
+                    f'Exec=/bin/sh -c "exec env GSK_RENDERER=cairo {PANEL} --gapplication-service '
+                    f'>>{log} 2>&1"\n')
+        cls.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                            'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+
+    @classmethod
+    def wait_for_app(cls, timeout=30):
+        return None   # /bin/true: nothing to wait for
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            with open(os.path.join(cls.s.root, 'prompt-panel.log')) as f:
+                for line in f.read().splitlines()[-40:]:
+                    print(f'# prompt: {line}')
+        except FileNotFoundError:
+            pass
+        super().tearDownClass()
+
+    def setUp(self):
+        self.s.start_policyd()
+        self.addCleanup(self.s.stop_policyd)
+        if 'login-restore' not in self.locks:
+            self.s.gsettings('set', 'login-restore', 'ask')
+        self.s.wait_until(lambda: self.s.prop('LoginRestore') == 'ask', what='ask mode')
+        self.sim = Simulator(self.s)
+        for app in APPS:
+            self.sim.memory[app] = {'1': {'saved_at': now_us() - 1000000, 'flatpak': False,
+                                          'payload': b''}}
+        self.sim.write_back()
+
+    def open_prompt(self):
+        """A login of the three apps; returns it once the prompt shows."""
+        login = self.sim.start_login(sorted(APPS))
+        deadline = time.monotonic() + 30
+        while True:
+            self.s.wait_until(lambda: True, timeout=0.2)
+            try:
+                type(self).app = super().wait_for_app(timeout=1)
+                if self.find_all('label', HEADING):
+                    break
+            except AssertionError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError('the prompt did not show')
+        self.assertEqual(login.answers, {})
+        return login
+
+    def prompts(self):
+        return len(self.find_all('label', HEADING))
+
+    def tick(self, name):
+        """Toggles a check box, by whatever action GTK gives it."""
+        node = self.find('check box', name)
+        was = self.has_state(node, Atspi.StateType.CHECKED)
+        # GTK 4.8 gives check buttons no AT-SPI action: by keyboard, as
+        # a screen reader user does.
+        self.assertIsNotNone(self.focus_by_tab('check box', name, presses=12), f'{name} by Tab')
+        self.key('space')
+        self.wait_until(lambda: self.has_state(node, Atspi.StateType.CHECKED) != was,
+                        f'{name} toggled')
+
+    def answer(self, login):
+        return login.wait(30)
+
+
+
+class PromptTest(PromptCase):
+    def test_1_one_prompt_for_three_apps_restore(self):
+        login = self.open_prompt()
+        for name in APPS.values():
+            self.find('check box', name)
+            self.assertTrue(self.checked(name))
+        self.screenshot('prompt')
+        time.sleep(1)
+        self.assertEqual(self.prompts(), 1)
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
+        # Later apps of the same login are not asked again.
+        self.assertEqual(self.sim.login(['org.example.Late'], timeout=10),
+                         {'org.example.Late': (ALLOW, 'allowed')})
+
+    def test_2_unticked_app_declined(self):
+        login = self.open_prompt()
+        self.tick('Files')
+        self.assertFalse(self.checked('Files'))
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {'org.example.TextEditor': (ALLOW, 'allowed'),
+                                              'org.example.Files': (DENY, 'declined'),
+                                              'org.example.Terminal': (ALLOW, 'allowed')})
+
+    def test_3_dont_restore(self):
+        login = self.open_prompt()
+        self.click_button('Don’t Restore')
+        self.assertEqual(self.answer(login), {app: (DENY, 'declined') for app in APPS})
+
+    def test_4_remember_my_choice(self):
+        login = self.open_prompt()
+        self.tick('Remember my choice')
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
+        self.s.wait_until(lambda: self.s.gsettings('get', 'login-restore') == "'always'",
+                          what='login-restore to be remembered')
+
+    def test_5_keyboard_escape_is_dont_restore(self):
+        login = self.open_prompt()
+        check = self.find('check box', 'Terminal')
+        self.assertTrue(self.has_state(check, Atspi.StateType.FOCUSABLE))
+        self.key('Escape')
+        self.assertEqual(self.answer(login), {app: (DENY, 'declined') for app in APPS})
