@@ -105,6 +105,18 @@ sync_totals (SrSettingsPage *self)
                                   sr_app_list_get_error (self->apps) != NULL));
 }
 
+/* "Ask every time" is a promise: say what will happen. */
+static void
+update_login_subtitle (SrSettingsPage *self)
+{
+  guint selected = adw_combo_row_get_selected (self->login_row);
+
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->login_row),
+                               selected == 1 ?
+                               _("A window at login lets you choose which apps come back") :
+                               _("The apps you had open when you logged out"));
+}
+
 static void
 sync_settings (SrSettingsPage *self)
 {
@@ -131,6 +143,7 @@ sync_settings (SrSettingsPage *self)
     if (g_strcmp0 (login, login_nicks[i]) == 0)
       login_index = i;
   adw_combo_row_set_selected (self->login_row, login_index);
+  update_login_subtitle (self);
   sr_lock_icon_apply (self->login_lock, GTK_WIDGET (self->login_row),
                       refused || sr_client_is_locked (self->client, "login-restore"), enabled);
 
@@ -229,6 +242,7 @@ on_login_row_selected_cb (SrSettingsPage *self)
 {
   guint selected = adw_combo_row_get_selected (self->login_row);
 
+  update_login_subtitle (self);
   if (self->updating || self->client == NULL || selected >= G_N_ELEMENTS (login_nicks))
     return;
   set_setting (self, "login-restore", g_variant_new_string (login_nicks[selected]));

@@ -34,7 +34,7 @@ class GermanTest(PanelTestCase):
         self.find('label', 'Wann wiederherstellen')
         self.find('combo box', 'Gespeicherte Sitzungen behalten für')
         self.find('label', 'Gespeicherte Sitzungen')
-        self.find('label', 'Bei der Anmeldung')
+        self.find('label', 'Apps beim Anmelden wieder öffnen')
         self.find('label', '30 Tage')
         self.assertFalse(self.find_all('label', 'When to Restore'))
         self.screenshot('german')

@@ -38,7 +38,7 @@ class LockedPanelTest(PanelTestCase):
             self.assertEqual(len(locks), count, group)
         # Unlocked settings still work.
         self.assertTrue(self.sensitive('check box', 'Restore on a Normal Launch'))
-        self.assertTrue(self.sensitive('combo box', 'At Login'))
+        self.assertTrue(self.sensitive('combo box', 'Reopen Apps at Login'))
         self.screenshot('locked-dark')
 
     def test_nothing_has_asked_yet(self):

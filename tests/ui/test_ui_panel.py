@@ -368,11 +368,13 @@ class PanelTest(PanelTestCase):
             os.unlink(os.path.join(self.s.config_home, 'mimeapps.list'))
 
     def test_combo_rows(self):
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'At Login'))
+        self.assertIsNotNone(self.focus_by_tab('combo box', 'Reopen Apps at Login'))
         self.key('Return')
         self.key('Down', 'Return')
         self.wait_until(lambda: self.s.gsettings_value('login-restore') == 'ask', 'login-restore=ask')
-        self.find('label', 'Ask Whether to Reopen Them')
+        self.find('label', 'Ask every time')
+        # The choice is a promise: a prompt will appear.
+        self.find('label', 'A window at login lets you choose which apps come back')
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
         self.key('Return')
         self.key('End', 'Return')              # the last choice: Forever
