@@ -75,7 +75,7 @@ on_readme_shown_cb (GObject      *source,
   dialog = adw_message_dialog_new (window, _("Help Could Not Be Opened"), NULL);
   adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
                                   _("No help viewer is installed. Install Yelp to read the "
-                                    "help, or read %s."), SR_HELP_URI + strlen ("file://"));
+                                    "help, or read %s."), &SR_HELP_URI[strlen ("file://")]);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -272,10 +272,12 @@ sr_decide_annotate_listing (const SrDecisionContext *ctx,
   g_variant_iter_init (&iter, listing);
   while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
     {
-      g_autoptr(GVariant) owned_info = info;
-      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (info);
+      GVariantDict dict;
       gint64 last_saved = 0;
       const char *state = "valid";
+
+      g_variant_dict_init (&dict, info);
+      g_variant_unref (info);
 
       g_variant_dict_lookup (&dict, "last-saved", "x", &last_saved);
       if (ctx->clear_points != NULL &&

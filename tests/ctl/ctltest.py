@@ -5,14 +5,13 @@ import select
 import subprocess
 import time
 
-from srtest import NOBODY, VALGRIND, VALGRIND_SUPPRESSIONS, PolicydTestCase
+from srtest import NOBODY, VALGRIND_SUPPRESSIONS, PolicydTestCase
 
 CTL = os.environ.get('SR_CTL') or os.path.join(os.environ.get('SR_BUILD_DIR', ''), 'ctl',
                                                'session-restore-ctl')
 
-# Under `meson test --setup valgrind` (SR_VALGRIND), every run of the tool
-# is checked by memcheck too, as every policyd is: a memory error or memory
-# definitely lost fails the run with this status.
+# test_ctl_memcheck runs every command under memcheck (wrapper=MEMCHECK):
+# a memory error or memory definitely lost fails the run with this status.
 MEMCHECK_FAILED = 99
 MEMCHECK = ['valgrind', '-q', '--leak-check=full', '--show-leak-kinds=definite',
             '--errors-for-leak-kinds=definite', f'--error-exitcode={MEMCHECK_FAILED}',
@@ -28,8 +27,6 @@ def run_ctl(session, *args, stdin=None, user=None, env=None, wrapper=()):
     """Runs the tool with the session's environment; as nobody (for the
     real polkitd, which always authorizes root) with only the bus address;
     wrapper: a command that runs it."""
-    if VALGRIND and not wrapper:
-        wrapper = MEMCHECK
     command = [*wrapper, CTL, *args]
     environment = dict(session.env)
     if user == 'nobody':

@@ -236,8 +236,8 @@ test_dropin_user_root_confined (void)
     "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/a//b\nPattern={app}#*.state\n",
     "[Store]\nKind=whole-file\nDirectory=$XDG_DATA_HOME/mutter\nPattern=session.gvdb\n",
     "[Store]\nKind=files\nDirectory=$HOME/.var/app/{app}/.local/state\nPattern={app}#*.state\n",
-    "[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\nPattern=gnome-session@*.state\n"
-    "Format=gnome-session\n",
+    ("[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\nPattern=gnome-session@*.state\n"
+     "Format=gnome-session\n"),
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
