@@ -24,6 +24,7 @@ struct _SrAppRow {
   gulong notify_id;
 
   GtkWidget *box;
+  GtkWidget *text_box;
   GtkImage *icon;
   GtkLabel *name_label;
   GtkLabel *subtitle_label;
@@ -243,6 +244,57 @@ sr_app_row_map (GtkWidget *widget)
   sync_from_item (SR_APP_ROW (widget));
 }
 
+/* The list has one column, as wide as the page: a row's width never
+ * depends on its text. Measuring the wrapping description for it, as the
+ * grid view does for every row each time it lays out, cost most of the
+ * Apps page's first frame. So a row asks for what its other parts need,
+ * plus room for a few words. */
+#define TEXT_MIN_WIDTH 96
+
+static void
+sr_app_row_measure (GtkWidget      *widget,
+                    GtkOrientation  orientation,
+                    int             for_size,
+                    int            *minimum,
+                    int            *natural,
+                    int            *minimum_baseline,
+                    int            *natural_baseline)
+{
+  SrAppRow *self = SR_APP_ROW (widget);
+  int spacing = gtk_box_get_spacing (GTK_BOX (self->box));
+  int width;
+
+  if (orientation == GTK_ORIENTATION_VERTICAL)
+    {
+      gtk_widget_measure (self->box, orientation, for_size,
+                          minimum, natural, minimum_baseline, natural_baseline);
+      return;
+    }
+
+  width = gtk_widget_get_margin_start (self->box) + gtk_widget_get_margin_end (self->box) +
+          TEXT_MIN_WIDTH;
+  for (GtkWidget *child = gtk_widget_get_first_child (self->box); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int child_min;
+
+      if (child == self->text_box || !gtk_widget_get_visible (child))
+        continue;
+      gtk_widget_measure (child, orientation, -1, &child_min, NULL, NULL, NULL);
+      width += child_min + spacing;
+    }
+  *minimum = *natural = width;
+}
+
+static void
+sr_app_row_size_allocate (GtkWidget *widget,
+                          int        width,
+                          int        height,
+                          int        baseline)
+{
+  gtk_widget_allocate (SR_APP_ROW (widget)->box, width, height, baseline, NULL);
+}
+
 static void
 sr_app_row_dispose (GObject *object)
 {
@@ -263,6 +315,8 @@ sr_app_row_class_init (SrAppRowClass *klass)
   object_class->set_property = sr_app_row_set_property;
   object_class->dispose = sr_app_row_dispose;
   widget_class->map = sr_app_row_map;
+  widget_class->measure = sr_app_row_measure;
+  widget_class->size_allocate = sr_app_row_size_allocate;
 
   properties[PROP_ITEM] =
     g_param_spec_object ("item", NULL, NULL, SR_TYPE_APP_ITEM,
@@ -271,8 +325,8 @@ sr_app_row_class_init (SrAppRowClass *klass)
 
   g_type_ensure (SR_TYPE_LOCK_ICON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/gnome/SessionRestore/sr-app-row.ui");
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, box);
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, text_box);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, icon);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, name_label);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, subtitle_label);
