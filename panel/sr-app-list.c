@@ -28,6 +28,8 @@ struct _SrAppList {
   GCancellable *cancellable;  /* (owned) */
   gboolean apps_read;
   gboolean listed;            /* a listing has come in (or failed) */
+  gboolean first_pending;     /* the first listing, asked for as policyd connects */
+  gboolean first_taken;       /* it came in before the connection did */
   GVariant *pending;          /* (owned) (nullable) a listing that came first */
   GError *error;              /* (owned) (nullable) why the last listing failed */
   guint n_saved;
@@ -316,9 +318,40 @@ on_client_changed_cb (SrAppList *self)
   sync_excluded (self);
 }
 
+/* The first listing is asked for at once, while the client connects, so
+ * that it comes in with the connection. If policyd was not running, it
+ * fails quietly: the listing is asked for again once policyd is there. */
+static void
+on_first_listed_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(SrAppList) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->first_pending = FALSE;
+  if (reply != NULL)
+    {
+      self->first_taken = !sr_client_get_connected (self->client);
+      finish_listing (self, reply, NULL);
+    }
+  else
+    sr_app_list_reload (self);
+}
+
 static void
 on_client_connected_cb (SrAppList *self)
 {
+  if (self->first_pending)
+    return;
+  if (self->first_taken && sr_client_get_connected (self->client))
+    {
+      self->first_taken = FALSE;
+      return;
+    }
   sr_app_list_reload (self);
 }
 
@@ -402,7 +435,9 @@ sr_app_list_new (SrClient *client)
   g_signal_connect_swapped (client, "notify::connected", G_CALLBACK (on_client_connected_cb), self);
   g_signal_connect_swapped (client, "stored-state-cleared", G_CALLBACK (sr_app_list_reload), self);
   g_task_run_in_thread (task, read_app_infos_thread);
-  sr_app_list_reload (self);
+  self->first_pending = TRUE;
+  sr_client_call (client, "ListStoredState", NULL, self->cancellable, on_first_listed_cb,
+                  g_object_ref (self));
   return self;
 }
 

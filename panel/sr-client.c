@@ -1,10 +1,7 @@
 /* sr-client.c: the panel's connection to policyd
  *
- * Not a widget: it watches the bus name, holds the proxy while policyd
- * runs, and makes every call. Every error it hands out is in the SR_ERROR
- * domain: policyd's own errors arrive as such (main.c registers the
- * domain), and anything else (the bus, a timeout) becomes
- * SR_ERROR_FAILED with the original text kept for the details.
+ * Not a widget: it watches the bus name and holds the proxy while policyd
+ * runs; the calls are made in sr-client-calls.c.
  *
  * It also holds the polkit permissions (sr-permissions.c), so that the
  * pages can show up front what polkit will refuse.
@@ -15,21 +12,9 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "sr-bus.h"
-#include "sr-client.h"
+#include "sr-client-private.h"
 #include "sr-error.h"
-#include "sr-permissions.h"
-
-struct _SrClient {
-  GObject parent_instance;
-
-  SrDBusPolicy *policy;          /* (owned) (nullable): while policyd runs */
-  GCancellable *cancellable;     /* (owned) */
-  guint watch_id;
-  SrPermissions *permissions;    /* (owned) */
-};
 
 G_DEFINE_FINAL_TYPE (SrClient, sr_client, G_TYPE_OBJECT)
 
@@ -72,27 +57,81 @@ on_stored_state_cleared_cb (SrClient *self)
 }
 
 static void
-on_proxy_ready_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+adopt_policy (SrClient     *self,
+              SrDBusPolicy *policy)
 {
-  g_autoptr(SrClient) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(SrDBusPolicy) policy = sr_dbus_policy_proxy_new_finish (result, &error);
-
-  if (policy == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_message ("Could not reach policyd: %s", error->message);
-      return;
-    }
-
   g_debug ("connected to policyd");
   g_signal_connect_object (policy, "g-properties-changed",
                            G_CALLBACK (on_properties_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (policy, "stored-state-cleared",
                            G_CALLBACK (on_stored_state_cleared_cb), self, G_CONNECT_SWAPPED);
+  self->missing = FALSE;
   set_policy (self, policy);
+}
+
+/* Consumers is announced by invalidation only: fetch it when it is. */
+#define PROXY_FLAGS (G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START | \
+                     G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES)
+
+/* The proxy is made on a worker thread. As the panel starts, its round
+ * trips then overlap GTK's start-up and the building of the window,
+ * instead of waiting for the main loop one after the other. Its signals
+ * are still emitted on the main thread: the worker has no main context of
+ * its own. */
+static void
+connect_thread (GTask        *task,
+                gpointer      source,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  GError *error = NULL;
+  SrDBusPolicy *policy = sr_dbus_policy_proxy_new_sync (task_data, PROXY_FLAGS, SR_BUS_NAME,
+                                                        SR_OBJECT_PATH, cancellable, &error);
+
+  if (policy == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, policy, g_object_unref);
+}
+
+static void on_connected_cb (GObject *source, GAsyncResult *result, gpointer user_data);
+
+static void
+connect_to_policyd (SrClient *self)
+{
+  g_autoptr(GTask) task = g_task_new (self, self->cancellable, on_connected_cb, NULL);
+
+  self->connecting = TRUE;
+  g_task_set_source_tag (task, connect_to_policyd);
+  g_task_set_task_data (task, g_object_ref (self->bus), g_object_unref);
+  g_task_run_in_thread (task, connect_thread);
+}
+
+/* The proxy is taken if policyd was there, unless the name watch has since
+ * said it went; if it came while the proxy was made, it is made again. */
+static void
+on_connected_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  SrClient *self = SR_CLIENT (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrDBusPolicy) policy = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->connecting = FALSE;
+  if (policy != NULL && g_dbus_proxy_get_name_owner (G_DBUS_PROXY (policy)) != NULL &&
+      self->watch != WATCH_VANISHED)
+    adopt_policy (self, policy);
+  else if (policy != NULL && self->watch == WATCH_APPEARED)
+    connect_to_policyd (self);
+  else if (policy == NULL)
+    {
+      g_message ("Could not reach policyd: %s", error->message);
+      self->missing = TRUE;
+      g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+    }
 }
 
 static void
@@ -103,12 +142,13 @@ on_name_appeared_cb (GDBusConnection *bus,
 {
   SrClient *self = user_data;
 
-  /* Consumers is announced by invalidation only: fetch it when it is. */
-  sr_dbus_policy_proxy_new (bus,
-                            G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START |
-                            G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES,
-                            name, SR_OBJECT_PATH, self->cancellable,
-                            on_proxy_ready_cb, g_object_ref (self));
+  self->watch = WATCH_APPEARED;
+  if (self->connecting || self->bus == NULL)
+    return;
+  if (self->policy != NULL &&
+      g_strcmp0 (g_dbus_proxy_get_name_owner (G_DBUS_PROXY (self->policy)), owner) == 0)
+    return;
+  connect_to_policyd (self);
 }
 
 static void
@@ -116,7 +156,11 @@ on_name_vanished_cb (GDBusConnection *bus,
                      const char      *name,
                      gpointer         user_data)
 {
-  set_policy (SR_CLIENT (user_data), NULL);
+  SrClient *self = user_data;
+
+  self->watch = WATCH_VANISHED;
+  self->missing = TRUE;
+  set_policy (self, NULL);
 }
 
 static void
@@ -143,6 +187,7 @@ sr_client_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->watch_id, g_bus_unwatch_name);
   g_clear_object (&self->policy);
+  g_clear_object (&self->bus);
   g_clear_object (&self->permissions);
   G_OBJECT_CLASS (sr_client_parent_class)->dispose (object);
 }
@@ -187,6 +232,11 @@ sr_client_init (SrClient *self)
   self->watch_id = g_bus_watch_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
                                      G_BUS_NAME_WATCHER_FLAGS_AUTO_START,
                                      on_name_appeared_cb, on_name_vanished_cb, self, NULL);
+  /* The application's connection: made already, as it registered. The
+   * proxy is made at once, not once the watch has answered. */
+  self->bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  if (self->bus != NULL)
+    connect_to_policyd (self);
 }
 
 SrClient *
@@ -199,6 +249,14 @@ gboolean
 sr_client_get_connected (SrClient *self)
 {
   return self->policy != NULL;
+}
+
+/* Not connected, and not because the first answers are on their way:
+ * policyd is not on the bus, or would not answer. */
+gboolean
+sr_client_get_missing (SrClient *self)
+{
+  return self->policy == NULL && self->missing;
 }
 
 /* Makes everything shown re-read what is in force: after a change the
@@ -235,137 +293,4 @@ sr_client_is_locked (SrClient   *self,
    * strings of the proxy's cache, which a property change frees. */
   locked = sr_dbus_policy_dup_locked_settings (self->policy);
   return locked != NULL && g_strv_contains ((const char * const *) locked, key);
-}
-
-static GError *
-to_sr_error (GError *error)
-{
-  GError *mapped;
-
-  if (error->domain == SR_ERROR || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_dbus_error_strip_remote_error (error);
-      return error;
-    }
-  g_dbus_error_strip_remote_error (error);
-  mapped = g_error_new_literal (SR_ERROR, SR_ERROR_FAILED, error->message);
-  g_error_free (error);
-  return mapped;
-}
-
-static void
-on_call_done_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-  GVariant *reply = g_dbus_proxy_call_finish (G_DBUS_PROXY (source), result, &error);
-
-  if (reply == NULL)
-    g_task_return_error (task, to_sr_error (error));
-  else
-    g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
-}
-
-/* Calls are interactive: polkit may ask the user to authenticate. */
-void
-sr_client_call (SrClient            *self,
-                const char          *method,
-                GVariant            *parameters,
-                GCancellable        *cancellable,
-                GAsyncReadyCallback  callback,
-                gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, sr_client_call);
-  if (self->policy == NULL)
-    {
-      if (parameters != NULL)
-        g_variant_unref (g_variant_ref_sink (parameters));
-      g_task_return_new_error (task, SR_ERROR, SR_ERROR_FAILED,
-                               "The session restore service is not running");
-      return;
-    }
-  g_dbus_proxy_call (G_DBUS_PROXY (self->policy), method, parameters,
-                     G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
-                     G_MAXINT, cancellable, on_call_done_cb, g_steal_pointer (&task));
-}
-
-GVariant *
-sr_client_call_finish (SrClient      *self,
-                       GAsyncResult  *result,
-                       GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == sr_client_call, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-on_service_started_cb (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
-                                                             result, &error);
-
-  if (reply == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-/* The name watcher notices when the service appears. Errors stay in the
- * G_DBUS_ERROR domain: they say what is missing. */
-void
-sr_client_start_service (SrClient            *self,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, cancellable, &error);
-
-  g_task_set_source_tag (task, sr_client_start_service);
-  if (bus == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "StartServiceByName",
-                          g_variant_new ("(su)", SR_BUS_NAME, 0), G_VARIANT_TYPE ("(u)"),
-                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable,
-                          on_service_started_cb, g_steal_pointer (&task));
-}
-
-gboolean
-sr_client_start_service_finish (SrClient      *self,
-                                GAsyncResult  *result,
-                                GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* A toast's text: short, and never policyd's own words (those go to the
- * details). NULL for a cancelled call, which says nothing. */
-char *
-sr_client_describe_error (const GError *error)
-{
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return NULL;
-  if (g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
-    return g_strdup (_("You are not allowed to make this change"));
-  if (g_error_matches (error, SR_ERROR, SR_ERROR_LOCKED))
-    return g_strdup (_("Set by your administrator"));
-  /* A fault, not a refusal: the user may well be allowed. */
-  if (g_error_matches (error, SR_ERROR, SR_ERROR_UNAVAILABLE))
-    return g_strdup (_("Cannot check permissions right now"));
-  return g_strdup (_("Something went wrong"));
 }

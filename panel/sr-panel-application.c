@@ -15,10 +15,23 @@
 struct _SrPanelApplication {
   AdwApplication parent_instance;
 
-  char *page;    /* (owned) (nullable): the view to open on, from --page */
+  char *page;          /* (owned) (nullable): the view to open on, from --page */
+  SrClient *client;    /* (owned) (nullable): once there is a window to show */
+  SrAppList *apps;     /* (owned) (nullable): as client */
 };
 
 G_DEFINE_FINAL_TYPE (SrPanelApplication, sr_panel_application, ADW_TYPE_APPLICATION)
+
+/* policyd and the installed apps are asked first, so that the answers
+ * come in while GTK starts and the window is built. */
+static void
+ensure_client (SrPanelApplication *self)
+{
+  if (self->client != NULL)
+    return;
+  self->client = sr_client_new ();
+  self->apps = sr_app_list_new (self->client);
+}
 
 static void
 sr_panel_application_activate (GApplication *app)
@@ -28,10 +41,13 @@ sr_panel_application_activate (GApplication *app)
   SrPanelApplication *self = SR_PANEL_APPLICATION (app);
 
   if (window == NULL)
-    window = GTK_WINDOW (sr_panel_window_new (ADW_APPLICATION (app)));
+    {
+      ensure_client (self);
+      window = GTK_WINDOW (sr_panel_window_new (ADW_APPLICATION (app), self->client, self->apps));
+    }
   if (self->page != NULL)
     sr_panel_window_show_view (SR_PANEL_WINDOW (window), self->page);
-  gtk_window_present (window);
+  sr_panel_window_present_when_ready (SR_PANEL_WINDOW (window));
 }
 
 static void
@@ -133,6 +149,9 @@ sr_panel_application_startup (GApplication *app)
   const char *quit_accels[] = { "<Control>q", NULL };
   const char *help_accels[] = { "F1", NULL };
 
+  /* Run as the login prompt's service, there may never be a window. */
+  if (!(g_application_get_flags (app) & G_APPLICATION_IS_SERVICE))
+    ensure_client (SR_PANEL_APPLICATION (app));
   G_APPLICATION_CLASS (sr_panel_application_parent_class)->startup (app);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
@@ -188,6 +207,16 @@ sr_panel_application_dbus_unregister (GApplication    *app,
 }
 
 static void
+sr_panel_application_dispose (GObject *object)
+{
+  SrPanelApplication *self = SR_PANEL_APPLICATION (object);
+
+  g_clear_object (&self->apps);
+  g_clear_object (&self->client);
+  G_OBJECT_CLASS (sr_panel_application_parent_class)->dispose (object);
+}
+
+static void
 sr_panel_application_finalize (GObject *object)
 {
   g_free (SR_PANEL_APPLICATION (object)->page);
@@ -199,6 +228,7 @@ sr_panel_application_class_init (SrPanelApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->dispose = sr_panel_application_dispose;
   G_OBJECT_CLASS (klass)->finalize = sr_panel_application_finalize;
   app_class->handle_local_options = sr_panel_application_handle_local_options;
   app_class->activate = sr_panel_application_activate;

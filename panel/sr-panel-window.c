@@ -27,7 +27,10 @@ struct _SrPanelWindow {
   SrClient *client;               /* (owned) */
   SrAppList *apps;                /* (owned) */
   GCancellable *cancellable;      /* (owned) */
+  guint present_timeout_id;       /* while the window waits to be shown */
   gulong after_paint_id;
+  gboolean first_frame_seen;
+  gboolean was_active;            /* the user has come back if it is again */
 
   AdwToastOverlay *toast_overlay;
   GtkStack *main_stack;
@@ -149,12 +152,15 @@ show_settings_action (GtkWidget  *widget,
 
 /* Apps keep saving while the panel is open: the totals are counted
  * afresh whenever the user comes back to the window (not as it first
- * opens: the first listing is on its way then). */
+ * opens: the first listing has just come in, or is on its way). */
 static void
 on_is_active_changed_cb (SrPanelWindow *self)
 {
-  if (gtk_window_is_active (GTK_WINDOW (self)) && sr_app_list_get_ready (self->apps))
+  if (!gtk_window_is_active (GTK_WINDOW (self)))
+    return;
+  if (self->was_active && sr_app_list_get_ready (self->apps))
     sr_app_list_reload (self->apps);
+  self->was_active = TRUE;
 }
 
 static void
@@ -173,6 +179,49 @@ turn_on_action (GtkWidget  *widget,
   sr_settings_page_turn_on (SR_PANEL_WINDOW (widget)->settings_page);
 }
 
+/* -- Showing the window when there is something to show --------------------- */
+
+/* How long the window waits for policyd's first answers before it shows
+ * its loading state instead. They normally take a few milliseconds once
+ * the window is built: a spinner flashed for that long says nothing, and
+ * a second frame costs the time the first one took. */
+#define PRESENT_DELAY_MS 300
+
+static void
+present_now (SrPanelWindow *self)
+{
+  if (self->present_timeout_id == 0)
+    return;
+  g_clear_handle_id (&self->present_timeout_id, g_source_remove);
+  gtk_window_present (GTK_WINDOW (self));
+}
+
+static gboolean
+on_present_timeout_cb (gpointer user_data)
+{
+  SrPanelWindow *self = user_data;
+
+  self->present_timeout_id = 0;
+  gtk_window_present (GTK_WINDOW (self));
+  return G_SOURCE_REMOVE;
+}
+
+/* Shows the window as soon as it can say what is true: the settings and
+ * the filled list, or that policyd cannot be reached; at the latest after
+ * PRESENT_DELAY_MS, with its loading state. */
+void
+sr_panel_window_present_when_ready (SrPanelWindow *self)
+{
+  if (gtk_widget_get_visible (GTK_WIDGET (self)) || sr_app_list_get_ready (self->apps) ||
+      sr_client_get_missing (self->client))
+    {
+      gtk_window_present (GTK_WINDOW (self));
+      return;
+    }
+  if (self->present_timeout_id == 0)
+    self->present_timeout_id = g_timeout_add (PRESENT_DELAY_MS, on_present_timeout_cb, self);
+}
+
 /* -- policyd coming and going ------------------------------------------------ */
 
 static void
@@ -184,6 +233,10 @@ on_client_changed_cb (SrPanelWindow *self)
 
   if (policy == NULL)
     {
+      /* Until the bus has answered, the window is still loading. */
+      if (!sr_client_get_missing (self->client))
+        return;
+      present_now (self);
       sr_stack_show_only (self->status_stack, "missing");
       sr_stack_show_only (self->main_stack, "status");
       gtk_revealer_set_reveal_child (self->lock_banner, FALSE);
@@ -238,17 +291,30 @@ on_after_paint_cb (GdkFrameClock *clock,
 {
   g_debug ("first-frame-monotonic-usec=%" G_GINT64_FORMAT, g_get_monotonic_time ());
   g_clear_signal_handler (&self->after_paint_id, clock);
+  self->first_frame_seen = TRUE;
+}
+
+/* Once the list is ready and the window has a frame clock, whichever
+ * comes last. */
+static void
+watch_first_filled_frame (SrPanelWindow *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  if (clock == NULL || self->after_paint_id != 0 || self->first_frame_seen ||
+      !sr_app_list_get_ready (self->apps))
+    return;
+  self->after_paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
 on_apps_ready_cb (SrPanelWindow *self)
 {
-  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
-
-  if (clock == NULL || self->after_paint_id != 0 || !sr_app_list_get_ready (self->apps))
+  if (!sr_app_list_get_ready (self->apps))
     return;
-  self->after_paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  present_now (self);
+  watch_first_filled_frame (self);
 }
 
 /* -- The window ----------------------------------------------------------------- */
@@ -259,6 +325,7 @@ sr_panel_window_dispose (GObject *object)
   SrPanelWindow *self = SR_PANEL_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->present_timeout_id, g_source_remove);
   if (self->after_paint_id != 0)
     g_clear_signal_handler (&self->after_paint_id, gtk_widget_get_frame_clock (GTK_WIDGET (self)));
   gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_PANEL_WINDOW);
@@ -324,21 +391,28 @@ sr_panel_window_init (SrPanelWindow *self)
   sr_window_size_restore (GTK_WINDOW (self));
   sr_stack_show_only (self->status_stack, "loading");
   sr_stack_show_only (self->main_stack, "status");
-
   self->cancellable = g_cancellable_new ();
-  self->client = sr_client_new ();
-  self->apps = sr_app_list_new (self->client);
-  g_signal_connect_object (self->client, "changed", G_CALLBACK (on_client_changed_cb),
-                           self, G_CONNECT_SWAPPED);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (on_is_active_changed_cb), NULL);
-  g_signal_connect_object (self->apps, "notify::ready", G_CALLBACK (on_apps_ready_cb),
-                           self, G_CONNECT_SWAPPED);
-  sr_settings_page_set_context (self->settings_page, self->client, self->apps);
-  sr_apps_page_set_context (self->apps_page, self->client, self->apps);
+  g_signal_connect (self, "realize", G_CALLBACK (watch_first_filled_frame), NULL);
 }
 
+/* @client and @apps are the application's: they were asked for what they
+ * know while the window was being built, and may know it already. */
 SrPanelWindow *
-sr_panel_window_new (AdwApplication *application)
+sr_panel_window_new (AdwApplication *application,
+                     SrClient       *client,
+                     SrAppList      *apps)
 {
-  return g_object_new (SR_TYPE_PANEL_WINDOW, "application", application, NULL);
+  SrPanelWindow *self = g_object_new (SR_TYPE_PANEL_WINDOW, "application", application, NULL);
+
+  self->client = g_object_ref (client);
+  self->apps = g_object_ref (apps);
+  g_signal_connect_object (client, "changed", G_CALLBACK (on_client_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (apps, "notify::ready", G_CALLBACK (on_apps_ready_cb),
+                           self, G_CONNECT_SWAPPED);
+  sr_settings_page_set_context (self->settings_page, client, apps);
+  sr_apps_page_set_context (self->apps_page, client, apps);
+  on_client_changed_cb (self);
+  return self;
 }
