@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""The panel's start-up against the least a libadwaita program does to
+show the same rows (bench-panel-baseline.c), in one run: time from exec to
+the first frame that shows the filled page, and peak memory (VmHWM).
+Targets: at most 1.25x the time and 1.10x the memory, on the main page
+and on the Apps page.
+
+The world is a desktop's: 30 installed apps, 6 of them with saved
+sessions written by the consumer simulator (so policyd also has a
+consumer to name). The baseline is handed the rows the panel shows; it
+talks to no service. Run under an X server (xvfb-run does it in meson).
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from simulator import Simulator
+from srtest import BUILD_DIR, Session
+
+PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
+BASELINE = os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-panel-baseline')
+ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '7'))
+TIME_TARGET, MEMORY_TARGET = 1.25, 1.10
+
+# app id, name, icon, saved instances (payload bytes)
+SAVED = [
+    ('org.gnome.TextEditor', 'Text Editor', 'accessories-text-editor', [18000, 6500]),
+    ('org.gnome.Nautilus', 'Files', 'system-file-manager', [2400, 2100]),
+    ('org.gnome.Console', 'Console', 'utilities-terminal', [41000]),
+    ('org.mozilla.firefox', 'Firefox', 'web-browser', [250000, 120000]),
+    ('org.gnome.Calculator', 'Calculator', 'accessories-calculator', [900]),
+    ('org.gnome.Totem', 'Videos', 'multimedia-player', [15000]),
+]
+OTHER_ICONS = ['applications-games', 'help-browser', 'preferences-desktop', 'x-office-calendar',
+               'accessories-dictionary', 'applications-graphics', 'audio-x-generic']
+OTHERS = [(f'org.example.App{i:02d}', f'Example App {i}', OTHER_ICONS[i % len(OTHER_ICONS)])
+          for i in range(24)]
+
+
+def write_desktop_file(directory, app_id, name, icon):
+    with open(os.path.join(directory, f'{app_id}.desktop'), 'w') as f:
+        f.write(f'[Desktop Entry]\nType=Application\nName={name}\nExec=true\nIcon={icon}\n')
+
+
+def share_dir(root):
+    """XDG_DATA_DIRS for both programs: the system's icons, cursors and
+    MIME data, but only the world's apps."""
+    share = os.path.join(root, 'share')
+    os.makedirs(share)
+    for name in ('icons', 'mime', 'themes', 'fonts'):
+        if os.path.isdir(f'/usr/share/{name}'):
+            os.symlink(f'/usr/share/{name}', os.path.join(share, name))
+    return share
+
+
+def prepare(session):
+    applications = os.path.join(session.data_home, 'applications')
+    os.makedirs(applications)
+    sim = Simulator(session)
+    for app_id, name, icon, sizes in SAVED:
+        write_desktop_file(applications, app_id, name, icon)
+        for instance, size in enumerate(sizes, 1):
+            sim.save(app_id, instance=str(instance), payload=b'\0' * size)
+    for app_id, name, icon in OTHERS:
+        write_desktop_file(applications, app_id, name, icon)
+
+
+def baseline_rows(path):
+    """What the panel shows, as the baseline's ROWS file."""
+    lines = ['Used by python3',
+             f'{len(SAVED)} apps · {sum(sum(s) for *_, s in SAVED) // 1000} kB']
+    for _, name, icon, sizes in SAVED:
+        windows = len(sizes)
+        lines.append(f'{icon}\t{name}\t{windows} window{"s" if windows > 1 else ""} · '
+                     'reopens at login · saved just now')
+    for _, name, icon in OTHERS:
+        lines.append(f'{icon}\t{name}\tNothing saved')
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def run_once(argv, env):
+    """Milliseconds from exec to the first painted frame, and VmHWM in MiB."""
+    start = time.monotonic_ns() // 1000
+    # GLib prints debug messages on stdout; the baseline prints there too.
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    first_frame = None
+    try:
+        for line in process.stdout:
+            if 'first-frame-monotonic-usec=' in line:
+                first_frame = int(line.rsplit('=', 1)[1])
+                break
+        # What is allocated just after the first frame (a late listing,
+        # an idle) counts too.
+        time.sleep(1.0)
+        with open(f'/proc/{process.pid}/status') as f:
+            hwm_kb = next(int(l.split()[1]) for l in f if l.startswith('VmHWM:'))
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    if first_frame is None:
+        raise RuntimeError(f'{argv[0]} never drew its first frame')
+    return (first_frame - start) / 1000.0, hwm_kb / 1024.0
+
+
+def main():
+    session = Session()
+    results = {}
+    try:
+        session.start_policyd()
+        prepare(session)
+        rows = os.path.join(session.root, 'rows')
+        baseline_rows(rows)
+        env = dict(session.env, GSK_RENDERER='cairo', XDG_DATA_DIRS=share_dir(session.root))
+        panel_env = dict(env, G_MESSAGES_DEBUG='sr-panel')
+        for _ in range(ROUNDS):
+            for page in ('settings', 'apps'):
+                for program, argv, program_env in (
+                        ('panel', [PANEL, f'--page={page}'], panel_env),
+                        ('baseline', [BASELINE, page, rows], env)):
+                    # The panel remembers its window size: every run opens
+                    # at the default one, as the baseline does.
+                    config = os.path.join(session.config_home, 'session-restore', 'panel.ini')
+                    if os.path.exists(config):
+                        os.unlink(config)
+                    ms, mib = run_once(argv, program_env)
+                    results.setdefault((page, program), ([], []))
+                    results[(page, program)][0].append(ms)
+                    results[(page, program)][1].append(mib)
+    finally:
+        session.close()
+
+    ok = True
+    print(f'{ROUNDS} rounds, medians; {len(SAVED)} apps with saved sessions, '
+          f'{len(SAVED) + len(OTHERS)} installed')
+    for page in ('settings', 'apps'):
+        panel_ms, panel_mib = (statistics.median(v) for v in results[(page, 'panel')])
+        base_ms, base_mib = (statistics.median(v) for v in results[(page, 'baseline')])
+        time_ratio, mem_ratio = panel_ms / base_ms, panel_mib / base_mib
+        print(f'{page} page: panel {panel_ms:6.1f} ms {panel_mib:6.1f} MiB   '
+              f'baseline {base_ms:6.1f} ms {base_mib:6.1f} MiB')
+        for what, ratio, target in (('time', time_ratio, TIME_TARGET),
+                                    ('memory', mem_ratio, MEMORY_TARGET)):
+            passed = ratio <= target
+            ok = ok and passed
+            print(f'  {what:6} {ratio:.2f}x   target <= {target:.2f}x   '
+                  f'{"PASS" if passed else "FAIL"}')
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
