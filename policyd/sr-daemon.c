@@ -180,39 +180,14 @@ prompt_decide (gpointer             owner,
 }
 
 /* The apps the prompt offers: those whose state the session manager
- * reopens at login and that the rules would restore. */
+ * reopens at login and that the rules would restore (sr-decide.c). */
 static GVariant *
 prompt_apps (gpointer  owner,
              GVariant *listing)
 {
-  SrDaemon *self = owner;
-  SrDecisionContext ctx = decision_context (self);
-  g_autoptr(GVariant) annotated = g_variant_ref_sink (sr_decide_annotate_listing (&ctx, listing));
-  g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sa{sv})"));
-  GVariantIter iter;
-  const char *app_id;
-  GVariant *info;
+  SrDecisionContext ctx = decision_context (owner);
 
-  g_variant_iter_init (&iter, annotated);
-  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
-    {
-      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (info);
-      g_auto(GVariantDict) shown = G_VARIANT_DICT_INIT (NULL);
-      gboolean at_login = FALSE;
-      const char *state = "valid";
-      guint32 windows;
-
-      g_variant_unref (info);
-      g_variant_dict_lookup (&dict, "at-login", "b", &at_login);
-      g_variant_dict_lookup (&dict, "state", "&s", &state);
-      if (!at_login || !g_str_equal (state, "valid") ||
-          g_hash_table_contains (ctx.policy->excluded, app_id))
-        continue;
-      if (g_variant_dict_lookup (&dict, "windows", "u", &windows))
-        g_variant_dict_insert (&shown, "windows", "u", windows);
-      g_variant_builder_add (&apps, "(s@a{sv})", app_id, g_variant_dict_end (&shown));
-    }
-  return g_variant_builder_end (&apps);
+  return sr_decide_login_apps (&ctx, listing);
 }
 
 static const SrPromptOwner prompt_owner = {

@@ -296,3 +296,40 @@ sr_decide_annotate_listing (const SrDecisionContext *ctx,
     }
   return g_variant_builder_end (&builder);
 }
+
+/* The apps the login prompt (sr-prompt.c) offers, from a ListStoredState
+ * listing: those whose state the session manager reopens at login and
+ * that the rules would restore (not excluded; "state" "valid"), each with
+ * its "windows" when the listing counts them. Returns a floating
+ * a(sa{sv}). */
+GVariant *
+sr_decide_login_apps (const SrDecisionContext *ctx,
+                      GVariant                *listing)
+{
+  g_autoptr(GVariant) annotated = g_variant_ref_sink (sr_decide_annotate_listing (ctx, listing));
+  g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sa{sv})"));
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *info;
+
+  g_variant_iter_init (&iter, annotated);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
+    {
+      g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT (info);
+      g_auto(GVariantDict) shown = G_VARIANT_DICT_INIT (NULL);
+      gboolean at_login = FALSE;
+      const char *state = "valid";
+      guint32 windows;
+
+      g_variant_unref (info);
+      g_variant_dict_lookup (&dict, "at-login", "b", &at_login);
+      g_variant_dict_lookup (&dict, "state", "&s", &state);
+      if (!at_login || !g_str_equal (state, "valid") ||
+          g_hash_table_contains (ctx->policy->excluded, app_id))
+        continue;
+      if (g_variant_dict_lookup (&dict, "windows", "u", &windows))
+        g_variant_dict_insert (&shown, "windows", "u", windows);
+      g_variant_builder_add (&apps, "(s@a{sv})", app_id, g_variant_dict_end (&shown));
+    }
+  return g_variant_builder_end (&apps);
+}

@@ -58,5 +58,7 @@ GVariant *sr_decide_call   (const SrDecisionContext  *ctx,
 gboolean  sr_decide_is_interactive (GVariant *answer);
 GVariant *sr_decide_annotate_listing (const SrDecisionContext *ctx,
                                       GVariant                *listing);
+GVariant *sr_decide_login_apps       (const SrDecisionContext *ctx,
+                                      GVariant                *listing);
 
 G_END_DECLS

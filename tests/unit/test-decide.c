@@ -412,6 +412,34 @@ test_listing_states (Fixture *f, gconstpointer data)
   assert_listed (f, NOW - DAY, "valid", FALSE);
 }
 
+/* The login prompt offers what reopens at login and would be restored,
+ * with its window count and nothing else. */
+static void
+test_login_apps (Fixture *f, gconstpointer data)
+{
+  const char *cleared[] = { "org.example.Cleared", NULL };
+  g_autoptr(GVariant) listing = g_variant_ref_sink (g_variant_new_parsed (
+    "[('org.example.Shown', {'last-saved': <%x>, 'at-login': <true>, 'windows': <@u 2>,"
+    "                        'bytes': <@t 100>}),"
+    " ('org.example.NoCount', {'last-saved': <%x>, 'at-login': <true>}),"
+    " ('org.example.NotAtLogin', {'last-saved': <%x>, 'at-login': <false>}),"
+    " ('org.example.Unsaid', {'last-saved': <%x>}),"
+    " ('org.example.Excluded', {'last-saved': <%x>, 'at-login': <true>}),"
+    " ('org.example.Expired', {'last-saved': <%x>, 'at-login': <true>}),"
+    " ('org.example.Cleared', {'last-saved': <%x>, 'at-login': <true>})]",
+    NOW - DAY, NOW - DAY, NOW - DAY, NOW - DAY, NOW - DAY, NOW - 31 * DAY, NOW - 3 * DAY));
+  g_autoptr(GVariant) apps = NULL;
+  g_autofree char *text = NULL;
+
+  g_hash_table_add (f->excluded, (gpointer) "org.example.Excluded");
+  g_assert_true (sr_clear_points_record (f->clear_points, cleared, NOW - 2 * DAY, NULL));
+  apps = g_variant_ref_sink (sr_decide_login_apps (&f->ctx, listing));
+  g_assert_cmpstr (g_variant_get_type_string (apps), ==, "a(sa{sv})");
+  text = g_variant_print (apps, FALSE);
+  g_assert_cmpstr (text, ==,
+                   "[('org.example.Shown', {'windows': <uint32 2>}), ('org.example.NoCount', {})]");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -434,6 +462,7 @@ main (int argc, char **argv)
   ADD (rule5_expired);
   ADD (saved_at_type);
   ADD (listing_states);
+  ADD (login_apps);
 #undef ADD
 
   return g_test_run ();
