@@ -30,6 +30,7 @@
 #include "sr-prompt.h"
 #include "sr-state-file.h"
 #include "sr-store-dropin.h"
+#include "sr-stored-state.h"
 #include "sr-store-worker.h"
 
 struct _SrDaemon {
@@ -49,9 +50,12 @@ struct _SrDaemon {
   gulong state_to_clear_id;
 };
 
+/* An SrDecisionContextFunc. */
 static SrDecisionContext
-decision_context (SrDaemon *self)
+decision_context (gpointer owner)
 {
+  SrDaemon *self = owner;
+
   return (SrDecisionContext) {
     .policy = sr_settings_get_policy (self->settings),
     .crash_guard = self->crash_guard,
@@ -253,25 +257,6 @@ check_set_setting (gpointer   owner,
 }
 
 static void
-on_stores_settled_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  g_autoptr(GDBusMethodInvocation) invocation = user_data;
-
-  g_dbus_method_invocation_return_value (invocation, NULL);
-}
-
-/* A change that excluded apps or turned the switch off has queued their
- * removal (see on_state_to_clear_cb); the reply waits until it is done. */
-static void
-return_after_stores_settle (SrDaemon              *self,
-                            GDBusMethodInvocation *invocation)
-{
-  sr_store_worker_barrier_async (self->stores, on_stores_settled_cb, g_object_ref (invocation));
-}
-
-static void
 run_set_setting (gpointer               owner,
                  SrCaller              *caller,
                  GVariant              *params,
@@ -286,7 +271,7 @@ run_set_setting (gpointer               owner,
   if (!sr_settings_set (self->settings, key, value, &error))
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
-    return_after_stores_settle (self, invocation);
+    sr_stored_state_return_when_settled (self->stores, invocation);
 }
 
 static gboolean
@@ -328,7 +313,7 @@ run_set_app_excluded (gpointer               owner,
       !sr_settings_set (self->settings, "excluded-apps", list, &error))
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
-    return_after_stores_settle (self, invocation);
+    sr_stored_state_return_when_settled (self->stores, invocation);
 }
 
 static SrClearTargets
@@ -342,16 +327,7 @@ clear_targets (SrDaemon *self)
   };
 }
 
-static void
-on_settings_cleared_cb (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      user_data)
-{
-  g_autoptr(GVariant) report = sr_store_worker_finish (SR_STORE_WORKER (source), result, NULL);
-
-  sr_maintenance_log_removal ("Opt-out", report);
-}
-
+/* An app opted out, or the switch went off (sr-stored-state.c). */
 static void
 on_state_to_clear_cb (SrSettings  *settings,
                       const char **apps,
@@ -359,7 +335,7 @@ on_state_to_clear_cb (SrSettings  *settings,
 {
   SrClearTargets targets = clear_targets (self);
 
-  sr_clear_state (&targets, apps, FALSE, on_settings_cleared_cb, NULL, NULL);
+  sr_stored_state_clear_opt_outs (&targets, apps);
 }
 
 static gboolean
@@ -374,62 +350,14 @@ check_clear (gpointer   owner,
 }
 
 static void
-on_cleared_cb (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(GDBusMethodInvocation) invocation = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) report = sr_store_worker_finish (SR_STORE_WORKER (source), result, &error);
-
-  if (report == NULL)
-    g_dbus_method_invocation_return_gerror (invocation, error);
-  else
-    g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&report, 1));
-}
-
-static void
 run_clear (gpointer               owner,
            SrCaller              *caller,
            GVariant              *params,
            GDBusMethodInvocation *invocation)
 {
   SrClearTargets targets = clear_targets (owner);
-  g_autofree const char **apps = NULL;
-  g_autoptr(GError) error = NULL;
 
-  g_variant_get (params, "(^a&s)", &apps);
-  if (!sr_clear_state (&targets, apps, TRUE, on_cleared_cb, g_object_ref (invocation), &error))
-    {
-      g_object_unref (invocation);
-      g_dbus_method_invocation_return_gerror (invocation, error);
-    }
-}
-
-typedef struct {
-  SrDaemon *daemon;                    /* (unowned): outlives the store worker */
-  GDBusMethodInvocation *invocation;   /* (owned) */
-} ListCall;
-
-static void
-on_listed_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  ListCall *call = user_data;
-  g_autoptr(GDBusMethodInvocation) invocation = call->invocation;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) listing = sr_store_worker_finish (SR_STORE_WORKER (source), result, &error);
-
-  if (listing == NULL)
-    g_dbus_method_invocation_return_gerror (invocation, error);
-  else
-    {
-      SrDecisionContext ctx = decision_context (call->daemon);
-      GVariant *annotated = sr_decide_annotate_listing (&ctx, listing);
-      g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&annotated, 1));
-    }
-  g_free (call);
+  sr_stored_state_clear (&targets, params, invocation);
 }
 
 static void
@@ -439,11 +367,8 @@ run_list_stored_state (gpointer               owner,
                        GDBusMethodInvocation *invocation)
 {
   SrDaemon *self = owner;
-  ListCall *call = g_new0 (ListCall, 1);
 
-  call->daemon = self;
-  call->invocation = g_object_ref (invocation);
-  sr_store_worker_list_async (self->stores, on_listed_cb, call);
+  sr_stored_state_list (self->stores, decision_context, self, invocation);
 }
 
 /* A new reference to a property's value. */

@@ -34,6 +34,11 @@ typedef struct {
   const SrLoginAnswer *login_answer; /* (nullable): none yet */
 } SrDecisionContext;
 
+/* The rules as they stand now: @owner's settings, crash guard and clear
+ * points, at g_get_real_time(), with no login answer. For what answers
+ * later than the call that asked (the login prompt, the listing). */
+typedef SrDecisionContext (*SrDecisionContextFunc) (gpointer owner);
+
 gboolean sr_decide_save    (const SrDecisionContext  *ctx,
                             const char               *app_id,
                             SrVerdict                *out_verdict,
