@@ -171,34 +171,6 @@ run_check_restore (gpointer               owner,
   g_variant_unref (answer);
 }
 
-static GVariant *
-prompt_decide (gpointer             owner,
-               const SrLoginAnswer *login_answer,
-               GVariant            *params,
-               GError             **error)
-{
-  SrDecisionContext ctx = decision_context (owner);
-
-  ctx.login_answer = login_answer;
-  return sr_decide_call (&ctx, TRUE, params, error);
-}
-
-/* The apps the prompt offers: those whose state the session manager
- * reopens at login and that the rules would restore (sr-decide.c). */
-static GVariant *
-prompt_apps (gpointer  owner,
-             GVariant *listing)
-{
-  SrDecisionContext ctx = decision_context (owner);
-
-  return sr_decide_login_apps (&ctx, listing);
-}
-
-static const SrPromptOwner prompt_owner = {
-  .decide = prompt_decide,
-  .apps = prompt_apps,
-};
-
 static void
 run_note_exit (gpointer               owner,
                SrCaller              *caller,
@@ -593,6 +565,6 @@ sr_daemon_export (SrDaemon         *self,
   };
   self->fast_path = sr_fast_path_open (bus, &sources);
   self->maintenance = sr_maintenance_start (self->settings, self->stores, self->fast_path);
-  self->prompt = sr_prompt_new (bus, self->stores, &prompt_owner, self);
+  self->prompt = sr_prompt_new (bus, self->stores, decision_context, self);
   return TRUE;
 }

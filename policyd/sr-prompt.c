@@ -59,8 +59,8 @@ typedef struct {
 struct _SrPrompt {
   GDBusConnection *bus;          /* (owned) */
   SrStoreWorker *stores;         /* (owned) */
-  SrPromptOwner vtable;
-  gpointer owner;
+  SrDecisionContextFunc decision_context;
+  gpointer owner;                /* (unowned): outlives the prompt */
   guint timeout_secs;
 
   PromptState state;
@@ -112,11 +112,12 @@ try_answer (SrPrompt *self,
 {
   g_autoptr(GError) error = NULL;
   SrLoginAnswer answer = { self->deny_why, self->declined };
+  SrDecisionContext ctx = self->decision_context (self->owner);
   GVariant *result;
 
-  result = self->vtable.decide (self->owner,
-                                self->state == PROMPT_SETTLED ? &answer : NULL,
-                                waiting->params, &error);
+  /* The answer to the check now, given the user's (NULL: none yet). */
+  ctx.login_answer = self->state == PROMPT_SETTLED ? &answer : NULL;
+  result = sr_decide_call (&ctx, TRUE, waiting->params, &error);
   if (result != NULL)
     {
       g_variant_ref_sink (result);
@@ -268,6 +269,7 @@ on_listed_cb (GObject      *source,
   g_autoptr(GVariant) shown = NULL;
   g_autoptr(GHashTable) seen = NULL;
   g_auto(GVariantBuilder) apps = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sa{sv})"));
+  SrDecisionContext ctx;
   GVariantIter iter;
   const char *app_id;
   GVariant *info;
@@ -284,7 +286,8 @@ on_listed_cb (GObject      *source,
     }
 
   /* The apps with state to reopen, then the waiting ones not among them. */
-  shown = g_variant_ref_sink (self->vtable.apps (self->owner, listing));
+  ctx = self->decision_context (self->owner);
+  shown = g_variant_ref_sink (sr_decide_login_apps (&ctx, listing));
   seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_variant_iter_init (&iter, shown);
   while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
@@ -386,16 +389,16 @@ timeout_from_env (void)
 }
 
 SrPrompt *
-sr_prompt_new (GDBusConnection     *bus,
-               SrStoreWorker       *stores,
-               const SrPromptOwner *vtable,
-               gpointer             owner)
+sr_prompt_new (GDBusConnection       *bus,
+               SrStoreWorker         *stores,
+               SrDecisionContextFunc  decision_context,
+               gpointer               owner)
 {
   SrPrompt *self = g_new0 (SrPrompt, 1);
 
   self->bus = g_object_ref (bus);
   self->stores = g_object_ref (stores);
-  self->vtable = *vtable;
+  self->decision_context = decision_context;
   self->owner = owner;
   self->timeout_secs = timeout_from_env ();
   self->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);

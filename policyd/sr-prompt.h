@@ -18,23 +18,13 @@ G_BEGIN_DECLS
  * SR_PROMPT_TIMEOUT (an environment variable, for tests) says otherwise. */
 #define SR_PROMPT_DEFAULT_TIMEOUT 120
 
-typedef struct {
-  /* The answer to CheckRestore's @params now, given @answer (NULL: the
-   * user has not answered): a floating (us), or NULL with an error. */
-  GVariant *(*decide) (gpointer             owner,
-                       const SrLoginAnswer *answer,
-                       GVariant            *params,
-                       GError             **error);
-  /* The apps to show, from a ListStoredState listing: a floating a(sa{sv}). */
-  GVariant *(*apps)   (gpointer             owner,
-                       GVariant            *listing);
-} SrPromptOwner;
-
 typedef struct _SrPrompt SrPrompt;
 
+/* @decision_context(@owner): the rules that answer the waiting checks
+ * and choose the apps to show (sr-decide.c). */
 SrPrompt *sr_prompt_new        (GDBusConnection       *bus,
                                 SrStoreWorker         *stores,
-                                const SrPromptOwner   *vtable,
+                                SrDecisionContextFunc  decision_context,
                                 gpointer               owner);
 /* A host caller's CheckRestore that the rules answered SR_WHY_INTERACTIVE:
  * answered now if the user has answered, else once they have. */
