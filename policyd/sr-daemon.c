@@ -12,7 +12,7 @@
 
 #include "config.h"
 
-#include "sr-app-id.h"
+#include "sr-args.h"
 #include "sr-bus.h"
 #include "sr-caller.h"
 #include "sr-clear.h"
@@ -95,17 +95,6 @@ note_consumer (SrDaemon *self,
   if (sr_consumers_note (self->consumers, caller, now))
     emit_properties_changed (self, g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0),
                              consumers);
-}
-
-static gboolean
-check_app_id_arg (gpointer   owner,
-                  GVariant  *params,
-                  GError   **error)
-{
-  const char *app_id;
-
-  g_variant_get_child (params, 0, "&s", &app_id);
-  return sr_app_id_validate (app_id, error);
 }
 
 static void
@@ -215,19 +204,6 @@ run_reset_crash_guard (gpointer               owner,
     g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
-static gboolean
-check_set_setting (gpointer   owner,
-                   GVariant  *params,
-                   GError   **error)
-{
-  SrDaemon *self = owner;
-  g_autoptr(GVariant) value = NULL;
-  const char *key;
-
-  g_variant_get (params, "(&sv)", &key, &value);
-  return sr_settings_check_set (self->settings, key, value, error);
-}
-
 static void
 run_set_setting (gpointer               owner,
                  SrCaller              *caller,
@@ -244,25 +220,6 @@ run_set_setting (gpointer               owner,
     g_dbus_method_invocation_return_gerror (invocation, error);
   else
     sr_stored_state_return_when_settled (self->stores, invocation);
-}
-
-static gboolean
-check_set_app_excluded (gpointer   owner,
-                        GVariant  *params,
-                        GError   **error)
-{
-  SrDaemon *self = owner;
-  g_autoptr(GVariant) list = NULL;
-  const char *app_id;
-  gboolean excluded;
-
-  g_variant_get (params, "(&sb)", &app_id, &excluded);
-  if (!sr_app_id_validate (app_id, error))
-    return FALSE;
-  if (!excluded && !sr_settings_check_include (self->settings, app_id, error))
-    return FALSE;
-  list = g_variant_ref_sink (sr_settings_excluded_with (self->settings, app_id, excluded));
-  return sr_settings_check_set (self->settings, "excluded-apps", list, error);
 }
 
 static void
@@ -308,17 +265,6 @@ on_state_to_clear_cb (SrSettings  *settings,
   SrClearTargets targets = clear_targets (self);
 
   sr_stored_state_clear_opt_outs (&targets, apps);
-}
-
-static gboolean
-check_clear (gpointer   owner,
-             GVariant  *params,
-             GError   **error)
-{
-  g_autofree const char **apps = NULL;
-
-  g_variant_get (params, "(^a&s)", &apps);
-  return sr_app_id_list_validate (apps, error);
 }
 
 static void
@@ -396,14 +342,15 @@ static const SrMethod property_methods[] = {
 };
 
 static const SrMethod methods[] = {
-  { "CheckSave", NULL, TRUE, check_app_id_arg, run_check_save },
-  { "CheckRestore", NULL, TRUE, check_app_id_arg, run_check_restore },
-  { "NoteExit", NULL, TRUE, check_app_id_arg, run_note_exit },
-  { "SetSetting", SR_ACTION_CONFIGURE, FALSE, check_set_setting, run_set_setting },
-  { "SetAppExcluded", SR_ACTION_CONFIGURE, FALSE, check_set_app_excluded, run_set_app_excluded },
-  { "ResetCrashGuard", SR_ACTION_CONFIGURE, FALSE, check_app_id_arg, run_reset_crash_guard },
+  { "CheckSave", NULL, TRUE, sr_args_check_app_id, run_check_save },
+  { "CheckRestore", NULL, TRUE, sr_args_check_app_id, run_check_restore },
+  { "NoteExit", NULL, TRUE, sr_args_check_app_id, run_note_exit },
+  { "SetSetting", SR_ACTION_CONFIGURE, FALSE, sr_args_check_set_setting, run_set_setting },
+  { "SetAppExcluded", SR_ACTION_CONFIGURE, FALSE, sr_args_check_set_app_excluded,
+    run_set_app_excluded },
+  { "ResetCrashGuard", SR_ACTION_CONFIGURE, FALSE, sr_args_check_app_id, run_reset_crash_guard },
   { "ListStoredState", SR_ACTION_LIST, FALSE, NULL, run_list_stored_state },
-  { "Clear", SR_ACTION_CLEAR, FALSE, check_clear, run_clear },
+  { "Clear", SR_ACTION_CLEAR, FALSE, sr_args_check_clear, run_clear },
 };
 
 static void
@@ -555,7 +502,7 @@ sr_daemon_export (SrDaemon         *self,
   self->callers = sr_caller_cache_new (bus);
   sr_consumers_watch (self->consumers, self->callers);
   polkit = sr_polkit_new ();
-  self->gate = sr_gate_new (self->callers, polkit, self);
+  self->gate = sr_gate_new (self->callers, polkit, self->settings, self);
 
   sources = (SrFastPathSources) {
     .settings = self->settings,

@@ -31,6 +31,7 @@ struct _SrGate {
 
   SrCallerCache *callers;   /* (owned) */
   SrPolkit *polkit;         /* (owned) */
+  SrSettings *settings;     /* (unowned): outlives the gate's calls */
   gpointer owner;           /* (unowned): outlives the gate's calls */
 };
 
@@ -171,7 +172,7 @@ sr_gate_call (SrGate                *self,
   g_autoptr(SrCaller) caller = NULL;
 
   if (method->check != NULL &&
-      !method->check (self->owner, g_dbus_method_invocation_get_parameters (invocation),
+      !method->check (self->settings, g_dbus_method_invocation_get_parameters (invocation),
                       &error))
     {
       refuse (method, invocation, error);
@@ -218,12 +219,14 @@ sr_gate_init (SrGate *self)
 SrGate *
 sr_gate_new (SrCallerCache *callers,
              SrPolkit      *polkit,
+             SrSettings    *settings,
              gpointer       owner)
 {
   SrGate *self = g_object_new (SR_TYPE_GATE, NULL);
 
   self->callers = g_object_ref (callers);
   self->polkit = g_object_ref (polkit);
+  self->settings = settings;
   self->owner = owner;
   return self;
 }

@@ -8,13 +8,15 @@
 
 #include "sr-caller.h"
 #include "sr-polkit.h"
+#include "sr-settings.h"
 
 G_BEGIN_DECLS
 
-/* check: argument validation and lock checks, before anything else.
- * run: the method itself, once the caller is authorized. @owner is the
- * gate's owner (the daemon). */
-typedef gboolean (*SrMethodCheck) (gpointer                owner,
+/* check: argument validation and lock checks, before anything else
+ * (sr-args.c); it reads the settings, and changes nothing. run: the
+ * method itself, once the caller is authorized. @owner is the gate's
+ * owner (the daemon). */
+typedef gboolean (*SrMethodCheck) (SrSettings             *settings,
                                    GVariant               *params,
                                    GError                **error);
 typedef void     (*SrMethodRun)   (gpointer                owner,
@@ -36,6 +38,7 @@ G_DECLARE_FINAL_TYPE (SrGate, sr_gate, SR, GATE, GObject)
 
 SrGate *sr_gate_new  (SrCallerCache          *callers,
                       SrPolkit               *polkit,
+                      SrSettings             *settings,
                       gpointer                owner);
 void    sr_gate_call (SrGate                 *self,
                       const SrMethod         *method,

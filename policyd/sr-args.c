@@ -1,0 +1,72 @@
+/* sr-args.c: each method's arguments, checked before the caller is
+ *
+ * The gate's first step (sr-gate.c), named per method in the table of
+ * sr-daemon.c: app ids that are valid, settings keys that exist with a
+ * value of their type and range, and that the administrator has not
+ * locked. A refusal here is InvalidArgs or Locked, and comes before
+ * polkit is asked; nothing is changed. The method then runs with the
+ * settings of its own time (a change may land while polkit answers),
+ * and checks again what it must.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-args"
+
+#include "config.h"
+
+#include "sr-app-id.h"
+#include "sr-args.h"
+
+/* CheckSave, CheckRestore, NoteExit, ResetCrashGuard: argument 0 is an
+ * app id. */
+gboolean
+sr_args_check_app_id (SrSettings  *settings,
+                      GVariant    *params,
+                      GError     **error)
+{
+  const char *app_id;
+
+  g_variant_get_child (params, 0, "&s", &app_id);
+  return sr_app_id_validate (app_id, error);
+}
+
+gboolean
+sr_args_check_set_setting (SrSettings  *settings,
+                           GVariant    *params,
+                           GError     **error)
+{
+  g_autoptr(GVariant) value = NULL;
+  const char *key;
+
+  g_variant_get (params, "(&sv)", &key, &value);
+  return sr_settings_check_set (settings, key, value, error);
+}
+
+gboolean
+sr_args_check_set_app_excluded (SrSettings  *settings,
+                                GVariant    *params,
+                                GError     **error)
+{
+  g_autoptr(GVariant) list = NULL;
+  const char *app_id;
+  gboolean excluded;
+
+  g_variant_get (params, "(&sb)", &app_id, &excluded);
+  if (!sr_app_id_validate (app_id, error))
+    return FALSE;
+  if (!excluded && !sr_settings_check_include (settings, app_id, error))
+    return FALSE;
+  list = g_variant_ref_sink (sr_settings_excluded_with (settings, app_id, excluded));
+  return sr_settings_check_set (settings, "excluded-apps", list, error);
+}
+
+gboolean
+sr_args_check_clear (SrSettings  *settings,
+                     GVariant    *params,
+                     GError     **error)
+{
+  g_autofree const char **apps = NULL;
+
+  g_variant_get (params, "(^a&s)", &apps);
+  return sr_app_id_list_validate (apps, error);
+}
