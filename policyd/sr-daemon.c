@@ -1,10 +1,13 @@
 /* sr-daemon.c: the org.gnome.SessionRestore.Policy object
  *
- * The methods and who may call them are the table below; every call that
- * reaches the main thread passes the gate (sr-gate.c) before it runs here.
- * Most CheckSave and CheckRestore calls are answered before they get here,
- * on GDBus's worker thread (sr-fast-path.c), by the same rules. The purges
- * at start-up and daily are sr-maintenance.c's.
+ * The object, the methods and who may call them (the table below), the
+ * run_* handlers and PropertiesChanged. Every call that reaches the main
+ * thread passes the gate (sr-gate.c), its arguments first (sr-args.c),
+ * before it runs here. Most CheckSave and CheckRestore calls are answered
+ * before they get here, on GDBus's worker thread (sr-fast-path.c), by the
+ * same rules (sr-decide.c). The handlers hand on to sr-stored-state.c
+ * (listing and clearing), sr-prompt.c (the login prompt) and
+ * sr-properties.c; the purges at start-up and daily are sr-maintenance.c's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -28,6 +31,7 @@
 #include "sr-maintenance.h"
 #include "sr-polkit.h"
 #include "sr-prompt.h"
+#include "sr-properties.h"
 #include "sr-state-file.h"
 #include "sr-store-dropin.h"
 #include "sr-stored-state.h"
@@ -289,16 +293,6 @@ run_list_stored_state (gpointer               owner,
   sr_stored_state_list (self->stores, decision_context, self, invocation);
 }
 
-/* A new reference to a property's value. */
-static GVariant *
-get_property (SrDaemon   *self,
-              const char *name)
-{
-  if (g_str_equal (name, "Consumers"))
-    return g_variant_ref_sink (sr_consumers_list (self->consumers, g_get_real_time ()));
-  return sr_settings_get_property (self->settings, name);
-}
-
 /* Properties go through the gate too: a sandboxed caller may not read
  * them (ExcludedApps names other apps). GDBus has checked that the
  * interface is ours and, for Get, that the property exists. */
@@ -308,11 +302,12 @@ run_get_property (gpointer               owner,
                   GVariant              *params,
                   GDBusMethodInvocation *invocation)
 {
+  SrDaemon *self = owner;
   g_autoptr(GVariant) value = NULL;
   const char *name;
 
   g_variant_get (params, "(&s&s)", NULL, &name);
-  value = get_property (owner, name);
+  value = sr_properties_get (self->settings, self->consumers, name);
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(v)", value));
 }
 
@@ -322,16 +317,10 @@ run_get_all_properties (gpointer               owner,
                         GVariant              *params,
                         GDBusMethodInvocation *invocation)
 {
-  g_auto(GVariantBuilder) all = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  SrDaemon *self = owner;
+  GVariant *all = sr_properties_get_all (self->settings, self->consumers);
 
-  for (guint i = 0; sr_dbus_policy_interface.properties[i] != NULL; i++)
-    {
-      const char *name = sr_dbus_policy_interface.properties[i]->name;
-      g_autoptr(GVariant) value = get_property (owner, name);
-
-      g_variant_builder_add (&all, "{sv}", name, value);
-    }
-  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a{sv})", &all));
+  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&all, 1));
 }
 
 /* Who may call what: the polkit action (NULL: none) and whether a
