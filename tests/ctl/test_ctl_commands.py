@@ -6,7 +6,7 @@ import pty
 import subprocess
 import time
 
-from ctltest import ASK, CTL, DENIED, INVALID, OK, CtlTestCase, Lines
+from ctltest import ASK, CTL, DENIED, INVALID, LOCKED, OK, UNAVAILABLE, CtlTestCase, Lines
 from simulator import Simulator
 from srtest import RESTORE, USEC_PER_DAY, GLib, files_under, now_us
 
@@ -34,6 +34,9 @@ class StatusTest(CtlTestCase):
             self.assertNotIn('locked', lines[key])
         # Plain output when not on a terminal.
         self.assertNotIn('\033', out)
+        # Locked it is: a change is refused, and nothing changes.
+        self.assertCtl(LOCKED, 'set', 'max-age-days', '7')
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 5)
 
     def test_status_without_the_right_to_list(self):
         self.s.set_allowed([])
@@ -272,6 +275,13 @@ class CheckTest(CtlTestCase):
         self.assertCtl(OK, 'check', A, '--reason', 'recover', '--saved-at', '29d')
         self.assertCtl(OK, 'check', A, '--reason', 'recover', '--saved-at',
                        time.strftime('%Y-%m-%dT%H:%M:%S', time.localtime(time.time() - 60)))
+        # A date alone is its midnight, local time.
+        day = 86400
+        self.assertIn('deny (expired)', self.assertCtl(
+            DENIED, 'check', A, '--reason', 'restore', '--saved-at',
+            time.strftime('%Y-%m-%d', time.localtime(time.time() - 40 * day))).stdout)
+        self.assertCtl(OK, 'check', A, '--reason', 'restore', '--saved-at',
+                       time.strftime('%Y-%m-%d', time.localtime(time.time() - 20 * day)))
         self.s.clear([A])
         out = self.assertCtl(DENIED, 'check', A, '--reason', 'restore', '--saved-at', '1m').stdout
         self.assertIn('deny (cleared)', out)
@@ -305,6 +315,35 @@ class MonitorTest(CtlTestCase):
         self.assertEqual(out.next(), 'cleared: all')
         monitor.terminate()
         self.assertEqual(monitor.wait(10), OK)
+
+
+class CompleteTest(CtlTestCase):
+    """The words the bash completion asks for (test_ctl_docs runs the
+    completion itself), one a line."""
+
+    def test_words_for_the_shell(self):
+        self.assertEqual(self.assertCtl(OK, '_complete', 'keys').stdout.split(), [
+            'enabled', 'login-restore', 'restore-after-crash', 'restore-on-launch',
+            'excluded-apps', 'admin-excluded-apps', 'max-age-days', 'crash-loop-threshold',
+            'crash-loop-window'])
+        self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'login-restore').stdout,
+                         'always\nask\nnever\n')
+        self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'enabled').stdout, 'true\nfalse\n')
+        self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'max-age-days').stdout, '')
+        self.assertEqual(self.assertCtl(OK, '_complete', 'apps').stdout, '')
+        sim = Simulator(self.s)
+        sim.save(A)
+        sim.save(B, flatpak=True)
+        self.s.call('SetAppExcluded', 'sb', C, True)
+        # The excluded apps, then those with stored state.
+        self.assertEqual(self.assertCtl(OK, '_complete', 'excluded').stdout, f'{C}\n')
+        self.assertEqual(self.assertCtl(OK, '_complete', 'apps').stdout, f'{C}\n{A}\n{B}\n')
+        # Without the service: the values still; no apps, and not a word
+        # on the terminal the user is typing on.
+        self.s.stop_policyd()
+        self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'login-restore').stdout,
+                         'always\nask\nnever\n')
+        self.assertEqual(self.ctl('_complete', 'apps'), (UNAVAILABLE, '', ''))
 
 
 class HelpTest(CtlTestCase):
