@@ -101,6 +101,24 @@ class Simulator:
         with open(self.session_path, 'wb') as f:
             f.write(self.session_state().get_data_as_bytes().get_data())
 
+    def start_policyd_after_purge(self, excluded_app):
+        """Starts policyd, and returns once its start-up purge has run to its
+        end: for a test that writes state the purge removes (an excluded
+        app's, written by an owner that did not ask). The purge runs once a
+        second has gone by without a call (sr-maintenance.c), which a slow
+        run (valgrind) can give it at any point of a test. The sign is
+        excluded_app's state (excluded in the session's settings), written
+        before policyd starts: it goes with the purge's last removal, and a
+        listing, queued on the store worker behind that removal, returns
+        once it is done."""
+        self.memory[excluded_app] = {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}
+        self.write_back()
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(self.gtk_path(excluded_app, '1')),
+                          what='the start-up purge')
+        del self.memory[excluded_app]
+        self.s.list_state()
+
     def write_compositor(self):
         os.makedirs(os.path.dirname(self.compositor_path), exist_ok=True)
         with open(self.compositor_path, 'wb') as f:
