@@ -5,13 +5,18 @@ import select
 import subprocess
 import time
 
-from srtest import NOBODY, VALGRIND_SUPPRESSIONS, PolicydTestCase
+from srtest import NOBODY, VALGRIND, VALGRIND_SUPPRESSIONS, PolicydTestCase
 
 CTL = os.environ.get('SR_CTL') or os.path.join(os.environ.get('SR_BUILD_DIR', ''), 'ctl',
                                                'session-restore-ctl')
 
-# test_ctl_memcheck runs every command under memcheck (wrapper=MEMCHECK):
-# a memory error or memory definitely lost fails the run with this status.
+# SR_VALGRIND=1 (meson test --setup valgrind) runs the tool under memcheck
+# in every run_ctl, as srtest runs every policyd: a memory error or memory
+# definitely lost fails the test (the run ends with this status). Only
+# "definitely" counts: list keeps its reply reachable until exit on
+# purpose. Runs that do not go through run_ctl (on a terminal, monitor,
+# through bash) are not checked; test_ctl_commands and test_ctl_settings
+# run every command through it.
 MEMCHECK_FAILED = 99
 MEMCHECK = ['valgrind', '-q', '--leak-check=full', '--show-leak-kinds=definite',
             '--errors-for-leak-kinds=definite', f'--error-exitcode={MEMCHECK_FAILED}',
@@ -23,11 +28,11 @@ OK, DENIED, ASK, INVALID, LOCKED, NOT_ALLOWED, UNAVAILABLE, FAILED = range(8)
 Result = collections.namedtuple('Result', 'status stdout stderr')
 
 
-def run_ctl(session, *args, stdin=None, user=None, env=None, wrapper=()):
+def run_ctl(session, *args, stdin=None, user=None, env=None):
     """Runs the tool with the session's environment; as nobody (for the
     real polkitd, which always authorizes root) with only the bus address;
-    wrapper: a command that runs it."""
-    command = [*wrapper, CTL, *args]
+    under memcheck with SR_VALGRIND."""
+    command = [*(MEMCHECK if VALGRIND else ()), CTL, *args]
     environment = dict(session.env)
     if user == 'nobody':
         command = NOBODY + command
