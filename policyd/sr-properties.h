@@ -11,7 +11,9 @@
 
 G_BEGIN_DECLS
 
-/* @settings and @consumers (unowned) are only read. */
+/* @settings and @consumers (unowned) are only read. sr_properties_get():
+ * (transfer full), a new reference; sr_properties_get_all(): a floating
+ * a{sv}. */
 GVariant *sr_properties_get     (SrSettings  *settings,
                                  SrConsumers *consumers,
                                  const char  *name);

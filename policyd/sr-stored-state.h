@@ -13,6 +13,10 @@
 
 G_BEGIN_DECLS
 
+/* @stores, @targets (and what they point to) and @owner: (unowned), and
+ * outlive the store worker's jobs. @invocation: a reference is taken until
+ * the reply; the methods' @params: (transfer none). @apps: (nullable)
+ * (array zero-terminated=1) (transfer none), NULL for everything. */
 void     sr_stored_state_list         (SrStoreWorker          *stores,
                                        SrDecisionContextFunc   decision_context,
                                        gpointer                owner,
