@@ -286,6 +286,14 @@ sr_app_row_measure (GtkWidget      *widget,
   *minimum = *natural = width;
 }
 
+/* Without a layout manager a widget is taken to be of constant size: the
+ * description would then never wrap. */
+static GtkSizeRequestMode
+sr_app_row_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
 static void
 sr_app_row_size_allocate (GtkWidget *widget,
                           int        width,
@@ -316,6 +324,7 @@ sr_app_row_class_init (SrAppRowClass *klass)
   object_class->dispose = sr_app_row_dispose;
   widget_class->map = sr_app_row_map;
   widget_class->measure = sr_app_row_measure;
+  widget_class->get_request_mode = sr_app_row_get_request_mode;
   widget_class->size_allocate = sr_app_row_size_allocate;
 
   properties[PROP_ITEM] =

@@ -394,7 +394,12 @@ class PanelTest(PanelTestCase):
             self.find('check box', 'Save and Restore Apps')
             self.screenshot('narrow')
             self.show_view('Apps')
-            self.find('check box', 'Save and restore Terminal')
+            # A row with a saved session wraps its description: its switch
+            # stays inside the window.
+            switch = self.find('check box', 'Save and restore Terminal')
+            extents = switch.get_extents(Atspi.CoordType.WINDOW)
+            self.assertLessEqual(extents.x + extents.width, 360)
+            self.screenshot('narrow-apps')
         finally:
             self.resize(640, 760)
             time.sleep(0.3)
