@@ -15,10 +15,34 @@ class TapResult(unittest.TestResult):
     def __init__(self):
         super().__init__()
         self.number = 0
+        self.failed_subtests = []   # the running case's, as diagnostics
 
     def _line(self, ok, test, directive=''):
         self.number += 1
         print(f"{'ok' if ok else 'not ok'} {self.number} - {test.id()}{directive}", flush=True)
+        self._flush_subtests()
+
+    def _flush_subtests(self):
+        for text in self.failed_subtests:
+            self._diag(text)
+        self.failed_subtests = []
+
+    def startTest(self, test):
+        super().startTest(test)
+        self.lines_before = self.number
+
+    # unittest reports a case whose subTest failed through this alone: no
+    # addFailure follows, so without stopTest's line the case would have
+    # none, and its diagnostics would be lost.
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self.failed_subtests.append(f'{subtest.id()}:\n' + ''.join(traceback.format_exception(*err)))
+
+    def stopTest(self, test):
+        if self.number == self.lines_before and self.failed_subtests:
+            self._line(False, test)
+        super().stopTest(test)
 
     def _diag(self, text):
         for line in text.rstrip().splitlines():
