@@ -12,8 +12,8 @@ import time
 
 from gi.repository import GLib, Gio
 
-from srtest import (ALLOW, BUS_NAME, DENY, ERROR, IFACE, OBJECT_PATH, RECOVER, RESTORE, SLOW,
-                    PolicydTestCase, now_us, remote_error)
+from srtest import (ALLOW, BUS_NAME, DENY, DESKTOP_SCHEMA, ERROR, IFACE, OBJECT_PATH, RECOVER,
+                    RESTORE, SLOW, PolicydTestCase, now_us, remote_error)
 
 APP = 'org.example.Fast'
 # How long a call must stay unanswered to count as waiting. dconf gives up
@@ -165,7 +165,9 @@ class FastPathTest(PolicydTestCase):
         self.s.set_setting('enabled', GLib.Variant('b', False))
         self.assertEqual(self.s.check_save(APP), (DENY, 'disabled'))
         # gsettings, outside policyd: seen once policyd's main thread has
-        # read dconf's change notification.
+        # read dconf's change notification. SetSetting switched GNOME's key
+        # off too: both must be on.
+        self.s.gsettings('set', 'save-restore', 'true', schema=DESKTOP_SCHEMA)
         self.s.gsettings('set', 'enabled', 'true')
         self.s.wait_until(lambda: self.s.check_save(APP) == (ALLOW, 'allowed'),
                           what='the switch to come back on')

@@ -25,6 +25,11 @@ BUILD_DIR = os.environ.get('SR_BUILD_DIR', os.path.join(os.path.dirname(__file__
 SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
+# GNOME's org.gnome.desktop.session with its "save-restore" switch, as
+# current GNOME desktops have it (tests/lib/fixtures/): in every Session
+# unless desktop_key=False, the world of Debian 12, whose schema lacks it.
+DESKTOP_SCHEMA_DIR = os.path.join(BUILD_DIR, 'tests', 'lib', 'fixtures')
+DESKTOP_SCHEMA = 'org.gnome.desktop.session'
 # The interpreter the tests run under (tests/meson.build finds one with gi
 # and dbusmock), for the helpers they start: dbusmock, callers.
 PYTHON = sys.executable
@@ -167,6 +172,7 @@ class Session:
     """HOME, XDG dirs, dconf, buses and policyd for one test."""
 
     def __init__(self, site=None, locks=(), extra_schema_dirs=(), polkit='mock', site_files=(),
+                 desktop_key=True,
                  allowed=('org.gnome.SessionRestore.configure',
                           'org.gnome.SessionRestore.clear',
                           'org.gnome.SessionRestore.list')):
@@ -194,6 +200,10 @@ class Session:
         self.write_site(site or {}, locks, site_files)
 
         schema_dirs = list(extra_schema_dirs) + [SCHEMA_DIR]
+        if desktop_key:
+            if not os.path.exists(os.path.join(DESKTOP_SCHEMA_DIR, 'gschemas.compiled')):
+                raise RuntimeError(f'{DESKTOP_SCHEMA_DIR}: the fixture schema is not built')
+            schema_dirs.append(DESKTOP_SCHEMA_DIR)
         self.env = {
             'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
             'HOME': self.home,
@@ -530,11 +540,13 @@ class PolicydTestCase(unittest.TestCase):
     extra_schema_dirs = ()
     site_files = ()
     polkit = 'mock'
+    desktop_key = True
     start = True
 
     def setUp(self):
         self.s = Session(site=self.site, locks=self.locks, site_files=self.site_files,
-                         extra_schema_dirs=self.extra_schema_dirs, polkit=self.polkit)
+                         extra_schema_dirs=self.extra_schema_dirs, polkit=self.polkit,
+                         desktop_key=self.desktop_key)
         self.addCleanup(self.s.close)
         if self.start:
             self.s.start_policyd()

@@ -55,12 +55,14 @@ class PanelTestCase(unittest.TestCase):
     allowed = ('org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear',
                'org.gnome.SessionRestore.list')
     start_policyd = True
+    desktop_key = True
     panel_env = {}
     panel_path = PANEL
 
     @classmethod
     def setUpClass(cls):
-        cls.s = Session(site=cls.site, locks=cls.locks, allowed=cls.allowed)
+        cls.s = Session(site=cls.site, locks=cls.locks, allowed=cls.allowed,
+                        desktop_key=cls.desktop_key)
         write_desktop_files(cls.s, APPS)
         cls.prepare()
         if cls.start_policyd:

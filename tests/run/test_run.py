@@ -123,6 +123,13 @@ class RunTest(unittest.TestCase):
             self.assertEqual(len([l for l in self.output if 'runs read-only' in l]), 1, self.text())
             self.assertNotEqual(result.returncode, 0)
 
+    def test_gnome_switch_is_there(self):
+        """The demo is a current GNOME desktop's world: GNOME's own switch
+        exists (tests/lib/fixtures), and the master switch is both keys."""
+        result = self.in_demo('gsettings get org.gnome.desktop.session save-restore')
+        self.assertEqual((result.returncode, result.stdout.strip()), (0, 'true'), result.stderr)
+        self.assertNotIn("save-restore switch is missing", self.text())
+
     def test_the_sample_apps_are_listed(self):
         result = self.in_demo('session-restore-ctl list --json')
         if not can_start_polkitd():
