@@ -417,6 +417,54 @@ sr_settings_check_set (SrSettings  *self,
   return TRUE;
 }
 
+static void
+block_changes (SrSettings *self,
+               gboolean    block)
+{
+  GSettings *both[] = { self->settings, self->desktop };
+
+  for (guint i = 0; i < G_N_ELEMENTS (both); i++)
+    {
+      if (block)
+        g_signal_handlers_block_by_func (both[i], on_settings_changed_cb, self);
+      else
+        g_signal_handlers_unblock_by_func (both[i], on_settings_changed_cb, self);
+    }
+}
+
+/* Where GNOME's switch is installed, the master switch is two keys, and
+ * the pair is written straight through, never in delay mode: GSettings
+ * has no way out of g_settings_delay(), and every later write to an
+ * object left in it stays in that object's memory, which policyd's
+ * properties show and dconf never gets. GSettings cannot put two schemas
+ * into one dconf change anyway: these are two writes, which the caller's
+ * g_settings_sync() waits for together. Either order is safe, since both
+ * keys ANDed pass only through the old or the new value; the handlers are
+ * held so that policyd acts once, on the outcome. Both keys were writable
+ * a moment ago (sr_settings_check_set()); should a lock land between the
+ * writes, the first is undone, so that a refusal changes nothing. */
+static gboolean
+set_both_switches (SrSettings *self,
+                   GVariant   *value)
+{
+  g_autoptr(GVariant) was = g_settings_get_user_value (self->settings, "enabled");
+  gboolean written;
+
+  block_changes (self, TRUE);
+  written = g_settings_set_value (self->settings, "enabled", value);
+  if (written && !g_settings_set_value (self->desktop, DESKTOP_KEY, value))
+    {
+      if (was != NULL)
+        g_settings_set_value (self->settings, "enabled", was);
+      else
+        g_settings_reset (self->settings, "enabled");
+      written = FALSE;
+    }
+  block_changes (self, FALSE);
+  refresh (self);
+  return written;
+}
+
 /* Writes the value and waits until dconf has it, so that a reply means
  * "gsettings get" already shows it. */
 gboolean
@@ -432,26 +480,9 @@ sr_settings_set (SrSettings  *self,
     return FALSE;
 
   if (self->desktop != NULL && g_str_equal (key, "enabled"))
-    {
-      g_settings_delay (self->settings);
-      g_settings_delay (self->desktop);
-      written = g_settings_set_value (self->settings, key, value) &&
-                g_settings_set_value (self->desktop, DESKTOP_KEY, value);
-      if (written)
-        {
-          g_settings_apply (self->settings);
-          g_settings_apply (self->desktop);
-        }
-      else
-        {
-          g_settings_revert (self->settings);
-          g_settings_revert (self->desktop);
-        }
-    }
+    written = set_both_switches (self, value);
   else
-    {
-      written = g_settings_set_value (self->settings, key, value);
-    }
+    written = g_settings_set_value (self->settings, key, value);
 
   if (!written)
     {

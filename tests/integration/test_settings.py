@@ -3,7 +3,7 @@ properties never disagree, whichever side changes."""
 import os
 import time
 
-from srtest import SLOW, GLib, PolicydTestCase
+from srtest import DESKTOP_SCHEMA, SLOW, GLib, PolicydTestCase
 
 # key, D-Bus property, a non-default value as a GVariant
 KEYS = [
@@ -119,35 +119,27 @@ class SettingsTest(PolicydTestCase):
 
 
 class DesktopKeyTest(PolicydTestCase):
-    """org.gnome.desktop.session save-restore, where installed, is ANDed
-    with our master switch; the switch writes both; a lock on either is a
-    lock. Debian 12's gsettings-desktop-schemas predates the key, so the
-    test installs a schema that has it."""
-    extra_schema_dirs = ()
-
-    @classmethod
-    def setUpClass(cls):
-        import os
-        import subprocess
-        import tempfile
-        cls.schema_dir = tempfile.mkdtemp(prefix='sr-desktop-schema-')
-        with open(os.path.join(cls.schema_dir, 'org.gnome.desktop.session.gschema.xml'), 'w') as f:
-            f.write('''<schemalist>
-  <schema id="org.gnome.desktop.session" path="/org/gnome/desktop/session/">
-    <key name="save-restore" type="b"><default>true</default></key>
-    <key name="idle-delay" type="u"><default>300</default></key>
-  </schema>
-</schemalist>''')
-        subprocess.run(['glib-compile-schemas', cls.schema_dir], check=True)
-        cls.extra_schema_dirs = (cls.schema_dir,)
-
-    @classmethod
-    def tearDownClass(cls):
-        import shutil
-        shutil.rmtree(cls.schema_dir, ignore_errors=True)
+    """org.gnome.desktop.session save-restore (GNOME's own switch, in every
+    test world: tests/lib/fixtures) is ANDed with our master switch; the
+    switch writes both; a lock on either is a lock."""
 
     def desktop(self, *args):
-        return self.s.gsettings(*args, schema='org.gnome.desktop.session')
+        return self.s.gsettings(*args, schema=DESKTOP_SCHEMA)
+
+    def assert_agree(self, expected):
+        """gsettings (another process, reading dconf), policyd's properties
+        and a policyd started afresh all say expected: {key: value}."""
+        props = self.s.all_props()
+        for key, prop, _ in KEYS:
+            with self.subTest(key=key):
+                self.assertEqual(self.s.gsettings_value(key), expected[key], f'gsettings: {key}')
+                self.assertEqual(props[prop], expected[key], f'property: {prop}')
+        self.assertEqual(self.desktop('get', 'save-restore'), str(expected['enabled']).lower())
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.start_policyd()
+        props = self.s.all_props()
+        for key, prop, _ in KEYS:
+            self.assertEqual(props[prop], expected[key], f'{prop} after a restart')
 
     def test_desktop_key_off_disables(self):
         self.desktop('set', 'save-restore', 'false')
@@ -155,6 +147,9 @@ class DesktopKeyTest(PolicydTestCase):
         self.assertEqual(self.s.gsettings_value('enabled'), True)
         self.assertEqual(self.s.check_save('org.example.App'), (0, 'disabled'))
         self.assertEqual(self.s.check_restore('org.example.App', 1), (0, 'disabled'))
+        self.desktop('set', 'save-restore', 'true')
+        self.s.wait_until(lambda: self.s.prop('Enabled') is True, what='Enabled true')
+        self.assertEqual(self.s.check_save('org.example.App'), (1, 'allowed'))
 
     def test_switch_writes_both(self):
         self.desktop('set', 'save-restore', 'false')
@@ -167,8 +162,40 @@ class DesktopKeyTest(PolicydTestCase):
         self.assertEqual(self.desktop('get', 'save-restore'), 'false')
         self.assertEqual(self.s.gsettings_value('enabled'), False)
 
+    def test_settings_reach_dconf_after_the_switch(self):
+        """Once the switch has been written, every later change still
+        reaches dconf, and survives a restart: policyd's own properties
+        are not the only place it shows."""
+        expected = {key: self.s.gsettings_value(key) for key, _, _ in KEYS}
+        self.s.set_setting('enabled', GLib.Variant('b', False))
+        self.s.set_setting('enabled', GLib.Variant('b', True))
+        self.s.set_setting('max-age-days', GLib.Variant('i', 7))
+        self.s.call('SetAppExcluded', 'sb', 'org.example.OptedOut', True)
+        self.s.set_setting('login-restore', GLib.Variant('s', 'ask'))
+        expected.update({'enabled': True, 'max-age-days': 7, 'login-restore': 'ask',
+                         'excluded-apps': ['org.example.OptedOut']})
+        self.assert_agree(expected)
+        self.assertEqual(self.s.check_save('org.example.OptedOut'), (0, 'excluded'))
 
-class DesktopKeyLockTest(DesktopKeyTest):
+        # And again with the switch left off.
+        self.s.set_setting('enabled', GLib.Variant('b', False))
+        self.s.set_setting('crash-loop-window', GLib.Variant('u', 60))
+        self.s.call('SetAppExcluded', 'sb', 'org.example.OptedOut', False)
+        expected.update({'enabled': False, 'crash-loop-window': 60, 'excluded-apps': []})
+        self.assert_agree(expected)
+
+    def test_gsettings_on_enabled_alone(self):
+        """gsettings on our key alone still switches off; GNOME's key is
+        left as it is."""
+        self.s.gsettings('set', 'enabled', 'false')
+        self.s.wait_until(lambda: self.s.prop('Enabled') is False, what='Enabled false')
+        self.assertEqual(self.desktop('get', 'save-restore'), 'true')
+        self.s.gsettings('set', 'enabled', 'true')
+        self.s.wait_until(lambda: self.s.prop('Enabled') is True, what='Enabled true')
+
+
+class DesktopKeyLockTest(PolicydTestCase):
+    """The administrator locks GNOME's switch off."""
     locks = ('/org/gnome/desktop/session/save-restore',)
     site = {'org/gnome/desktop/session/save-restore': False}
 
@@ -177,11 +204,45 @@ class DesktopKeyLockTest(DesktopKeyTest):
         self.assertIs(self.s.prop('Enabled'), False)
         self.assertDBusError('Locked', self.s.set_setting, 'enabled', GLib.Variant('b', True))
         self.assertEqual(self.s.gsettings_value('enabled'), True)
-        self.assertEqual(self.desktop('get', 'save-restore'), 'false')
+        self.assertEqual(self.s.gsettings('get', 'save-restore', schema=DESKTOP_SCHEMA), 'false')
+        # The other settings are the user's.
+        self.s.set_setting('max-age-days', GLib.Variant('i', 7))
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
 
-    # The parent's cases assume the desktop key is writable.
-    test_desktop_key_off_disables = None
-    test_switch_writes_both = None
+
+class DesktopKeyLockedOnTest(PolicydTestCase):
+    """The administrator locks GNOME's switch on: switching off is refused
+    and changes neither key, not even ours, which is writable."""
+    locks = ('/org/gnome/desktop/session/save-restore',)
+    site = {'org/gnome/desktop/session/save-restore': True}
+
+    def test_switching_off_changes_nothing(self):
+        self.assertIn('enabled', self.s.prop('LockedSettings'))
+        self.s.signals.clear()
+        self.assertDBusError('Locked', self.s.set_setting, 'enabled', GLib.Variant('b', False))
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+        self.assertEqual(self.s.gsettings('get', 'save-restore', schema=DESKTOP_SCHEMA), 'true')
+        self.assertIs(self.s.prop('Enabled'), True)
+        self.assertEqual(self.s.check_save('org.example.App'), (1, 'allowed'))
+        self.assertNotIn('Enabled', self.s.changed_properties())
+
+
+class WithoutDesktopKeyTest(PolicydTestCase):
+    """Debian 12's world: org.gnome.desktop.session has no save-restore.
+    The master switch is ours alone."""
+    desktop_key = False
+
+    def test_switch_is_ours_alone(self):
+        schema = self.s.gsettings('list-keys', schema=DESKTOP_SCHEMA, check=False)
+        self.assertNotIn('save-restore', schema.split())
+        self.s.set_setting('enabled', GLib.Variant('b', False))
+        self.s.set_setting('max-age-days', GLib.Variant('i', 7))
+        self.assertEqual(self.s.gsettings_value('enabled'), False)
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
+        self.assertEqual(self.s.check_save('org.example.App'), (0, 'disabled'))
+        self.s.gsettings('set', 'enabled', 'true')
+        self.s.wait_until(lambda: self.s.prop('Enabled') is True, what='Enabled true')
+        self.assertEqual(self.s.check_save('org.example.App'), (1, 'allowed'))
 
 
 class ChangedWhileNotRunningTest(PolicydTestCase):
