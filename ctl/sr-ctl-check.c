@@ -102,7 +102,8 @@ explain (SrCtl      *ctl,
   if (g_str_equal (why, "allowed"))
     return g_strdup ("No setting stops it.");
   if (g_str_equal (why, "disabled"))
-    return g_strdup_printf ("Session save and restore is switched off (“enabled” is false%s).",
+    return g_strdup_printf ("Session save and restore is switched off (“enabled”, or GNOME's "
+                            "org.gnome.desktop.session “save-restore”, is false%s).",
                             lock_note (ctl, "enabled"));
   if (g_str_equal (why, "excluded"))
     {
@@ -143,7 +144,10 @@ explain (SrCtl      *ctl,
     return g_strdup ("The user did not answer in time.");
   if (g_str_equal (why, "ask-unavailable"))
     return g_strdup ("The user could not be asked.");
-  return g_strdup_printf ("The service gave the reason “%s”.", why);
+  {
+    g_autofree char *shown = sr_ctl_escape (why);
+    return g_strdup_printf ("The service gave the reason “%s”.", shown);
+  }
 }
 
 int
@@ -163,6 +167,7 @@ sr_ctl_cmd_check (SrCtl  *ctl,
   g_autoptr(GOptionContext) context = g_option_context_new ("APP");
   g_autoptr(GError) error = NULL;
   g_autofree char *why = NULL;
+  g_autofree char *shown_why = NULL;
   g_autofree char *words = NULL;
   g_autofree char *verdict_text = NULL;
   const char *app_id;
@@ -224,6 +229,7 @@ sr_ctl_cmd_check (SrCtl  *ctl,
     }
 
   words = explain (ctl, app_id, why);
+  shown_why = sr_ctl_escape (why);
   switch (verdict)
     {
     case SR_VERDICT_ALLOW:
@@ -242,6 +248,6 @@ sr_ctl_cmd_check (SrCtl  *ctl,
       g_set_error (&error, SR_ERROR, SR_ERROR_FAILED, "The service answered verdict %u", verdict);
       return sr_ctl_fail (error);
     }
-  g_print ("%s (%s)\n%s\n", verdict_text, why, words);
+  g_print ("%s (%s)\n%s\n", verdict_text, shown_why, words);
   return status;
 }

@@ -104,7 +104,7 @@ print_report (SrCtl    *ctl,
           g_free (cells);
           continue;
         }
-      cells[0] = g_strdup (name);
+      cells[0] = sr_ctl_escape (name);
       cells[1] = g_strdup_printf ("%u %s", store_entries, store_entries == 1 ? "entry" : "entries");
       cells[2] = g_format_size (store_bytes);
       sr_ctl_table_add (table, cells);
@@ -176,7 +176,10 @@ sr_ctl_cmd_clear (SrCtl  *ctl,
   if (errors != NULL && errors[0] != NULL)
     {
       for (guint i = 0; errors[i] != NULL; i++)
-        g_printerr ("session-restore-ctl: not removed: %s\n", errors[i]);
+        {
+          g_autofree char *shown = sr_ctl_escape (errors[i]);
+          g_printerr ("session-restore-ctl: not removed: %s\n", shown);
+        }
       return SR_CTL_EXIT_FAILED;
     }
   return SR_CTL_EXIT_OK;

@@ -11,6 +11,7 @@
 #include "sr-app-id.h"
 #include "sr-bus.h"
 #include "sr-ctl.h"
+#include "sr-ctl-output.h"
 #include "sr-error.h"
 
 /* D-Bus activation is tried when the service is not running, by hand
@@ -176,10 +177,13 @@ int
 sr_ctl_fail (const GError *error)
 {
   g_autoptr(GError) copy = g_error_copy (error);
+  g_autofree char *message = NULL;
 
   if (g_dbus_error_is_remote_error (copy))
     g_dbus_error_strip_remote_error (copy);
-  g_printerr ("session-restore-ctl: %s\n", copy->message);
+  /* The message may be the service's, naming what a caller sent it. */
+  message = sr_ctl_escape (copy->message);
+  g_printerr ("session-restore-ctl: %s\n", message);
   return exit_status_for (error);
 }
 

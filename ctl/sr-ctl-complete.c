@@ -12,6 +12,7 @@
 
 #include "config.h"
 
+#include "sr-app-id.h"
 #include "sr-ctl.h"
 #include "sr-ctl-keys.h"
 
@@ -20,6 +21,15 @@ print_strv (const char *const *words)
 {
   for (guint i = 0; words != NULL && words[i] != NULL; i++)
     g_print ("%s\n", words[i]);
+}
+
+/* From the service: "excluded-apps" may hold anything gsettings wrote,
+ * and only an app id is a word worth offering (and safe to print). */
+static void
+print_app_id (const char *app_id)
+{
+  if (sr_app_id_validate (app_id, NULL))
+    g_print ("%s\n", app_id);
 }
 
 int
@@ -46,10 +56,13 @@ sr_ctl_cmd_complete (SrCtl  *ctl,
   else if (g_str_equal (what, "apps") || g_str_equal (what, "excluded"))
     {
       g_autoptr(GVariant) apps = NULL;
+      const char *const *excluded;
 
       if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, NULL))
         return SR_CTL_EXIT_UNAVAILABLE;
-      print_strv (sr_dbus_policy_get_excluded_apps (ctl->proxy));
+      excluded = sr_dbus_policy_get_excluded_apps (ctl->proxy);
+      for (guint i = 0; excluded != NULL && excluded[i] != NULL; i++)
+        print_app_id (excluded[i]);
       if (g_str_equal (what, "apps") &&
           sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, NULL))
         {
@@ -58,7 +71,7 @@ sr_ctl_cmd_complete (SrCtl  *ctl,
 
           g_variant_iter_init (&iter, apps);
           while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, NULL))
-            g_print ("%s\n", app_id);
+            print_app_id (app_id);
         }
     }
   return SR_CTL_EXIT_OK;

@@ -76,7 +76,9 @@ void sr_json_begin_array (SrJson *json) { open_container (json, '['); }
 void sr_json_end_array (SrJson *json) { close_container (json, ']'); }
 
 /* D-Bus strings are valid UTF-8, so only the quote, the backslash and the
- * control characters need escaping (RFC 8259, section 7). */
+ * control characters need escaping (RFC 8259, section 7). DEL and the C1
+ * controls (U+0080 to U+009F, 0xc2 0x80 to 0xc2 0x9f in UTF-8) need not,
+ * but are escaped too: JSON read on a terminal must not drive it. */
 static void
 append_quoted (GString    *out,
                const char *text)
@@ -86,7 +88,8 @@ append_quoted (GString    *out,
     {
       /* Runs that need no escaping, which is nearly everything, in one go. */
       gsize run = strcspn (p, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
-                              "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f");
+                              "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"
+                              "\xc2");
       if (run > 0)
         {
           g_string_append_len (out, p, run);
@@ -104,6 +107,8 @@ append_quoted (GString    *out,
         default:
           if ((guchar) *p < 0x20 || *p == 0x7f)
             g_string_append_printf (out, "\\u%04x", (guchar) *p);
+          else if ((guchar) p[0] == 0xc2 && (guchar) p[1] >= 0x80 && (guchar) p[1] < 0xa0)
+            g_string_append_printf (out, "\\u%04x", (guchar) *++p);
           else
             g_string_append_c (out, *p);
         }

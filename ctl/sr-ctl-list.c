@@ -159,7 +159,7 @@ write_table (SrCtl   *ctl,
       SrCtlStoredApp *row = &g_array_index (rows, SrCtlStoredApp, i);
       char **cells = g_new0 (char *, 7);
 
-      cells[0] = g_strdup (row->app_id);
+      cells[0] = sr_ctl_escape (row->app_id);
       cells[1] = row->stored ? g_format_size (row->bytes) : g_strdup ("-");
       cells[2] = row->has_windows ? g_strdup_printf ("%u", row->windows) : g_strdup ("-");
       cells[3] = row->has_last_saved ? sr_ctl_format_time (row->last_saved) : g_strdup ("-");
@@ -167,7 +167,7 @@ write_table (SrCtl   *ctl,
       {
         g_autofree const char **names = row->stores != NULL ? g_variant_get_strv (row->stores, NULL) : NULL;
         g_autofree char *stores = names != NULL ? g_strjoinv (",", (char **) names) : NULL;
-        cells[4] = stores != NULL ? g_strescape (stores, "\"\\") : g_strdup ("-");
+        cells[4] = stores != NULL ? sr_ctl_escape (stores) : g_strdup ("-");
       }
       cells[5] = row_notes (row, ctl->color);
       sr_ctl_table_add (table, cells);

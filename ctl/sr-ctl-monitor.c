@@ -22,6 +22,7 @@
 #include "sr-bus.h"
 #include "sr-ctl.h"
 #include "sr-ctl-keys.h"
+#include "sr-ctl-output.h"
 #include "sr-error.h"
 
 typedef struct {
@@ -54,10 +55,16 @@ update_locks (Monitor  *monitor,
 
   for (guint i = 0; now[i] != NULL; i++)
     if (monitor->locked == NULL || !g_strv_contains ((const char *const *) monitor->locked, now[i]))
-      emit ("locked: %s", now[i]);
+      {
+        g_autofree char *shown = sr_ctl_escape (now[i]);
+        emit ("locked: %s", shown);
+      }
   for (guint i = 0; monitor->locked != NULL && monitor->locked[i] != NULL; i++)
     if (!g_strv_contains (now, monitor->locked[i]))
-      emit ("unlocked: %s", monitor->locked[i]);
+      {
+        g_autofree char *shown = sr_ctl_escape (monitor->locked[i]);
+        emit ("unlocked: %s", shown);
+      }
   g_strfreev (monitor->locked);
   monitor->locked = g_variant_dup_strv (value, NULL);
 }
@@ -98,6 +105,7 @@ on_proxy_stored_state_cleared_cb (SrDBusPolicy      *proxy,
                                   gpointer           user_data)
 {
   g_autofree char *joined = NULL;
+  g_autofree char *shown = NULL;
 
   if (app_ids == NULL || app_ids[0] == NULL)
     {
@@ -105,7 +113,8 @@ on_proxy_stored_state_cleared_cb (SrDBusPolicy      *proxy,
       return;
     }
   joined = g_strjoinv (" ", (char **) app_ids);
-  emit ("cleared: %s", joined);
+  shown = sr_ctl_escape (joined);
+  emit ("cleared: %s", shown);
 }
 
 static void

@@ -1,4 +1,4 @@
-/* sr-ctl-output.c: text for people: colour, sizes, times, tables
+/* sr-ctl-output.c: text for people: escapes, colour, sizes, times, tables
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -7,8 +7,83 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "sr-ctl-output.h"
+
+static gboolean
+is_terminal_control (gunichar c)
+{
+  return c < 0x20 || (c >= 0x7f && c < 0xa0);
+}
+
+static void
+append_escaped_bytes (GString    *out,
+                      const char *bytes,
+                      gsize       n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      guchar byte = bytes[i];
+
+      switch (byte)
+        {
+        case '\a': g_string_append (out, "\\a"); break;
+        case '\b': g_string_append (out, "\\b"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\v': g_string_append (out, "\\v"); break;
+        case '\f': g_string_append (out, "\\f"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        default: g_string_append_printf (out, "\\x%02x", byte); break;
+        }
+    }
+}
+
+/* Text that came over the bus (file names, app ids, program names, error
+ * messages), made safe to print: a name may hold escape sequences that
+ * set the window title, move the cursor or erase a line, and so forge
+ * what a person reads. As systemctl and ls do, control characters (C0,
+ * DEL and C1) and bytes that are not UTF-8 are written as C escapes
+ * ("\e" as "\x1b", a lone byte 0x9b as "\x9b"), and a backslash is
+ * doubled, so that every escape in the output stands for one in the
+ * name. Everything else, non-ASCII letters included, is kept. JSON has
+ * its own escaping (sr-ctl-json.c). Returns a new string. */
+char *
+sr_ctl_escape (const char *text)
+{
+  const char *p = text;
+  const char *end = text + strlen (text);
+  GString *out;
+
+  /* The common case, an app id: nothing to do. */
+  while (p < end && (guchar) *p >= 0x20 && (guchar) *p < 0x7f && *p != '\\')
+    p++;
+  if (p == end)
+    return g_strdup (text);
+
+  out = g_string_sized_new (end - text + 16);
+  g_string_append_len (out, text, p - text);
+  while (p < end)
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          append_escaped_bytes (out, p, 1);
+          p++;
+          continue;
+        }
+      if (c == '\\')
+        g_string_append (out, "\\\\");
+      else if (is_terminal_control (c))
+        append_escaped_bytes (out, p, g_utf8_next_char (p) - p);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}
 
 char *
 sr_ctl_styled (gboolean    color,

@@ -1,4 +1,4 @@
-/* sr-ctl-output.h: text for people: colour, sizes, times, tables
+/* sr-ctl-output.h: text for people: escapes, colour, sizes, times, tables
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,6 +16,7 @@ typedef enum {
   SR_CTL_STYLE_DIM,
 } SrCtlStyle;
 
+char *sr_ctl_escape      (const char  *text);
 char *sr_ctl_styled      (gboolean     color,
                           SrCtlStyle   style,
                           const char  *text);

@@ -81,7 +81,8 @@ append_consumers_line (SrCtl   *ctl,
   while (g_variant_iter_next (&iter, "(&sx)", &program, &last))
     {
       g_autofree char *ago = sr_ctl_format_ago (last);
-      g_string_append_printf (out, "%s%s (%s)", first ? "" : ", ", program, ago);
+      g_autofree char *shown = sr_ctl_escape (program);
+      g_string_append_printf (out, "%s%s (%s)", first ? "" : ", ", shown, ago);
       first = FALSE;
     }
   if (first)
@@ -104,8 +105,11 @@ append_stored_line (SrCtl   *ctl,
 
   if (!sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, &error))
     {
+      g_autofree char *message = NULL;
+
       g_dbus_error_strip_remote_error (error);
-      g_string_append_printf (out, "Saved sessions:   not shown (%s)\n", error->message);
+      message = sr_ctl_escape (error->message);
+      g_string_append_printf (out, "Saved sessions:   not shown (%s)\n", message);
       return;
     }
   n = g_variant_iter_init (&iter, apps);

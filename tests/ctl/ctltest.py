@@ -28,10 +28,10 @@ OK, DENIED, ASK, INVALID, LOCKED, NOT_ALLOWED, UNAVAILABLE, FAILED = range(8)
 Result = collections.namedtuple('Result', 'status stdout stderr')
 
 
-def run_ctl(session, *args, stdin=None, user=None, env=None):
+def run_ctl(session, *args, stdin=None, user=None, env=None, raw=False):
     """Runs the tool with the session's environment; as nobody (for the
     real polkitd, which always authorizes root) with only the bus address;
-    under memcheck with SR_VALGRIND."""
+    under memcheck with SR_VALGRIND. raw: stdout and stderr as bytes."""
     command = [*(MEMCHECK if VALGRIND else ()), CTL, *args]
     environment = dict(session.env)
     if user == 'nobody':
@@ -39,11 +39,11 @@ def run_ctl(session, *args, stdin=None, user=None, env=None):
         environment = {'DBUS_SESSION_BUS_ADDRESS': session.env['DBUS_SESSION_BUS_ADDRESS'],
                        'PATH': session.env['PATH'], 'LANG': 'C.UTF-8'}
     environment.update(env or {})
-    result = subprocess.run(command, env=environment, capture_output=True, text=True,
+    result = subprocess.run(command, env=environment, capture_output=True, text=not raw,
                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
                             cwd='/', timeout=120)
     if result.returncode == MEMCHECK_FAILED:
-        raise AssertionError(f'memcheck: session-restore-ctl {" ".join(args)}:\n{result.stderr}')
+        raise AssertionError(f'memcheck: session-restore-ctl {" ".join(args)}:\n{result.stderr!s}')
     return Result(result.returncode, result.stdout, result.stderr)
 
 
