@@ -5,8 +5,9 @@ settings that could have been in force while the call was out, and at the
 end the properties must equal gsettings.
 
 The rules are modelled here, from DESIGN.md, for the settings that are
-churned; policyd's own sr-decide.c is not used: the point is an
-independent check. Crash loops, clear points and max-age stay out of it:
+churned, GNOME's own switch (org.gnome.desktop.session save-restore, which
+the test world has) among them; policyd's own sr-decide.c is not used: the
+point is an independent check. Crash loops, clear points and max-age stay out of it:
 nothing calls NoteExit, and the saved-at that sr-load passes lies in the
 future.
 
@@ -26,7 +27,7 @@ import subprocess
 import time
 import unittest
 
-from srtest import (BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH,
+from srtest import (BUILD_DIR, BUS_NAME, DESKTOP_SCHEMA, IFACE, OBJECT_PATH,
                     Gio, GLib, Session)
 
 SR_LOAD = os.environ.get('SR_LOAD_EXE', os.path.join(BUILD_DIR, 'tests', 'load', 'sr-load'))
@@ -53,6 +54,9 @@ PROPS = {
     'restore-on-launch': 'RestoreOnLaunch',
     'login-restore': 'LoginRestore',
 }
+# GNOME's switch has no property of its own: it shows in Enabled.
+SCHEMAS = {'save-restore': DESKTOP_SCHEMA}
+WATCHED = dict(PROPS, **{'save-restore': 'Enabled'})
 # Every key with a property, for the final comparison with gsettings.
 ALL_KEYS = dict(PROPS, **{
     'admin-excluded-apps': 'AdminExcludedApps',
@@ -61,8 +65,15 @@ ALL_KEYS = dict(PROPS, **{
     'crash-loop-window': 'CrashLoopWindow',
 })
 
-State = collections.namedtuple('State', 'enabled excluded after_crash on_launch login')
-DEFAULTS = State(True, frozenset(), True, True, 'always')
+# enabled: ours; desktop: GNOME's save-restore.
+FIELDS = {'enabled': 'enabled', 'save-restore': 'desktop'}
+State = collections.namedtuple('State', 'enabled desktop excluded after_crash on_launch login')
+DEFAULTS = State(True, True, frozenset(), True, True, 'always')
+
+
+def switched_on(state):
+    """DESIGN.md, "Settings": the effective switch is both keys ANDed."""
+    return state.enabled and state.desktop
 
 
 def now_us():
@@ -72,7 +83,7 @@ def now_us():
 
 def expected(state, app, kind):
     """DESIGN.md, "Decisions", rules 2 to 4 and 6."""
-    if not state.enabled:
+    if not switched_on(state):
         return (0, 'disabled')
     if app in state.excluded:
         return (0, 'excluded')
@@ -213,12 +224,26 @@ class Churner:
     def _next_change(self):
         """(key, route, new state, D-Bus or gsettings arguments)."""
         st, rng = self.state, self.rng
-        # Off clears everything and answers everything alike: keep it short.
-        what = 'enabled' if not st.enabled else rng.choices(
+        # Off clears everything and answers everything alike: keep it
+        # short. Every change turns the effective switch over, or no
+        # PropertiesChanged would say it was seen: on again by SetSetting
+        # (both keys), or by gsettings on the one key that is off.
+        if not switched_on(st):
+            off = [key for key, value in (('enabled', st.enabled), ('save-restore', st.desktop))
+                   if not value]
+            if len(off) == 2 or rng.random() < 0.5:
+                return 'enabled', 'SetSetting', st._replace(enabled=True, desktop=True)
+            return off[0], 'gsettings', st._replace(**{FIELDS[off[0]]: True})
+        what = rng.choices(
             ['enabled', 'app', 'list', 'restore-after-crash', 'restore-on-launch', 'login-restore'],
             weights=[1, 3, 2, 2, 2, 2])[0]
         if what == 'enabled':
-            return 'enabled', rng.choice(['gsettings', 'SetSetting']), st._replace(enabled=not st.enabled)
+            route = rng.choice(['gsettings', 'gsettings-desktop', 'SetSetting'])
+            if route == 'SetSetting':
+                return 'enabled', route, st._replace(enabled=False, desktop=False)
+            if route == 'gsettings':
+                return 'enabled', route, st._replace(enabled=False)
+            return 'save-restore', 'gsettings', st._replace(desktop=False)
         if what == 'app':
             app = rng.choice(APPS + [OTHER])
             return 'excluded-apps', 'SetAppExcluded', st._replace(excluded=st.excluded ^ {app}), app
@@ -239,6 +264,7 @@ class Churner:
     def value_of(key, state):
         return {
             'enabled': GLib.Variant('b', state.enabled),
+            'save-restore': GLib.Variant('b', state.desktop),
             'excluded-apps': GLib.Variant('as', sorted(state.excluded)),
             'restore-after-crash': GLib.Variant('b', state.after_crash),
             'restore-on-launch': GLib.Variant('b', state.on_launch),
@@ -255,8 +281,8 @@ class Churner:
     def step(self):
         key, route, new, *extra = self._next_change()
         value = self.value_of(key, new)
-        target = value.unpack()
-        prop = PROPS[key]
+        target = switched_on(new) if WATCHED[key] == 'Enabled' else value.unpack()
+        prop = WATCHED[key]
         if key == 'excluded-apps':
             self.waiting = (prop, lambda v: sorted(v) == target)
         else:
@@ -266,8 +292,8 @@ class Churner:
 
         issued = now_us()
         if route == 'gsettings':
-            process = subprocess.Popen(['gsettings', 'set', 'org.gnome.SessionRestore', key,
-                                        value.print_(False)],
+            process = subprocess.Popen(['gsettings', 'set', SCHEMAS.get(key, 'org.gnome.SessionRestore'),
+                                        key, value.print_(False)],
                                        env=self.s.env, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.PIPE, text=True)
             self._iterate(lambda: self.observed is not None and process.poll() is not None,
@@ -303,7 +329,8 @@ class Churner:
             value = self.value_of(key, new)
             if route == 'gsettings':
                 processes.append(subprocess.Popen(
-                    ['gsettings', 'set', 'org.gnome.SessionRestore', key, value.print_(False)],
+                    ['gsettings', 'set', SCHEMAS.get(key, 'org.gnome.SessionRestore'), key,
+                     value.print_(False)],
                     env=self.s.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             else:
                 if route == 'SetAppExcluded':
@@ -334,6 +361,7 @@ class VerifierTest(unittest.TestCase):
     def test_model_follows_design(self):
         off = DEFAULTS._replace(enabled=False, excluded=frozenset({APPS[0]}))
         self.assertEqual(expected(off, APPS[0], SAVE), (0, 'disabled'))
+        self.assertEqual(expected(DEFAULTS._replace(desktop=False), APPS[1], SAVE), (0, 'disabled'))
         self.assertEqual(expected(DEFAULTS._replace(excluded=frozenset({APPS[0]}), login='ask'),
                                   APPS[0], RESTORE), (0, 'excluded'))
         self.assertEqual(expected(DEFAULTS._replace(on_launch=False), APPS[1], LAUNCH), (0, 'launch-off'))
@@ -439,12 +467,13 @@ class LoadTest(unittest.TestCase):
                 corrupted = sample._replace(verdict=verdict[0], why=verdict[1])
                 self.assertEqual(len(verify([corrupted], churner.timeline).wrong), 1, corrupted)
 
-        # At the end, the properties are what gsettings says, and what was written last.
-        s.settle(0.5)
+        # At the end, the properties are what gsettings says, and what was
+        # written last (its PropertiesChanged has been seen).
         self.assertPropertiesAreGsettings()
         props = s.all_props()
         for key, prop in PROPS.items():
-            want = Churner.value_of(key, churner.state).unpack()
+            want = (switched_on(churner.state) if key == 'enabled'
+                    else Churner.value_of(key, churner.state).unpack())
             got = sorted(props[prop]) if key == 'excluded-apps' else props[prop]
             self.assertEqual(got, want, key)
 
@@ -459,11 +488,13 @@ class LoadTest(unittest.TestCase):
         self.assertPropertiesAreGsettings()
 
     def gsettings_all(self):
-        """{key: value} by one `gsettings list-recursively`."""
+        """{key: value} by one `gsettings list-recursively`; "enabled" the
+        effective switch, ours and GNOME's ANDed."""
         values = {}
         for line in self.s.gsettings('list-recursively').splitlines():
             _, key, text = line.split(' ', 2)
             values[key] = GLib.Variant.parse(None, text, None, None).unpack()
+        values['enabled'] = values['enabled'] and self.s.gsettings_value('save-restore', DESKTOP_SCHEMA)
         return values
 
     def propertiesAreGsettings(self):
@@ -471,8 +502,8 @@ class LoadTest(unittest.TestCase):
         return all(props[prop] == values[key] for key, prop in ALL_KEYS.items())
 
     def assertPropertiesAreGsettings(self):
-        props = self.s.all_props()
+        props, values = self.s.all_props(), self.gsettings_all()
         for key, prop in ALL_KEYS.items():
-            self.assertEqual(props[prop], self.s.gsettings_value(key), key)
+            self.assertEqual(props[prop], values[key], key)
         self.assertEqual(props['Version'], 2)
         self.assertEqual(props['LockedSettings'], [])
