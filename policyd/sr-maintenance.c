@@ -7,8 +7,9 @@
  *
  * The start-up purge waits for start-up's burst of calls to pass (at login,
  * the session manager asks about every app it restores): it runs once a
- * second has gone by without a call, or at the latest 30 s on, so that the
- * first answers do not share the machine with a search of the stores.
+ * second has gone by without a call, or at the latest 30 s on (or
+ * $SR_STARTUP_PURGE_LATEST seconds, for tests), so that the first answers
+ * do not share the machine with a search of the stores.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -22,6 +23,7 @@
 #define MAINTENANCE_INTERVAL_SECS (24 * 60 * 60)
 #define FIRST_MAINTENANCE_QUIET_SECS 1
 #define FIRST_MAINTENANCE_LATEST_SECS 30
+#define FIRST_MAINTENANCE_LATEST_MAX_SECS (24 * 60 * 60)
 
 struct _SrMaintenance {
   SrSettings *settings;      /* (owned) */
@@ -30,6 +32,7 @@ struct _SrMaintenance {
   guint daily_id;
   guint first_id;
   gint64 started_at;         /* monotonic µs */
+  gint64 first_latest;       /* µs after started_at */
 };
 
 void
@@ -92,7 +95,7 @@ run_first_purges (gpointer user_data)
   SrMaintenance *self = user_data;
 
   if (sr_fast_path_take_calls_seen (self->fast_path) &&
-      g_get_monotonic_time () - self->started_at < FIRST_MAINTENANCE_LATEST_SECS * G_USEC_PER_SEC)
+      g_get_monotonic_time () - self->started_at < self->first_latest)
     return G_SOURCE_CONTINUE;
 
   self->first_id = 0;
@@ -108,6 +111,24 @@ sr_maintenance_purge_now (SrMaintenance *self)
   run_purges (self);
 }
 
+/* Read once, at start: a test proves the bound without waiting 30 s. */
+static gint64
+first_latest_from_env (void)
+{
+  const char *text = g_getenv ("SR_STARTUP_PURGE_LATEST");
+  guint64 secs;
+
+  if (text == NULL)
+    return FIRST_MAINTENANCE_LATEST_SECS * G_USEC_PER_SEC;
+  if (!g_ascii_string_to_unsigned (text, 10, 1, FIRST_MAINTENANCE_LATEST_MAX_SECS, &secs, NULL))
+    {
+      g_warning ("SR_STARTUP_PURGE_LATEST=%s is not a number of seconds from 1 to %d; using %d",
+                 text, FIRST_MAINTENANCE_LATEST_MAX_SECS, FIRST_MAINTENANCE_LATEST_SECS);
+      return FIRST_MAINTENANCE_LATEST_SECS * G_USEC_PER_SEC;
+    }
+  return (gint64) secs * G_USEC_PER_SEC;
+}
+
 SrMaintenance *
 sr_maintenance_start (SrSettings    *settings,
                       SrStoreWorker *worker,
@@ -119,6 +140,7 @@ sr_maintenance_start (SrSettings    *settings,
   self->worker = g_object_ref (worker);
   self->fast_path = fast_path;
   self->started_at = g_get_monotonic_time ();
+  self->first_latest = first_latest_from_env ();
   self->first_id = g_timeout_add_seconds_full (G_PRIORITY_LOW, FIRST_MAINTENANCE_QUIET_SECS,
                                                run_first_purges, self, NULL);
   self->daily_id = g_timeout_add_seconds (MAINTENANCE_INTERVAL_SECS, run_purges, self);

@@ -279,6 +279,14 @@ class Session:
     def gsettings_value(self, key, schema='org.gnome.SessionRestore'):
         return GLib.Variant.parse(None, self.gsettings('get', key, schema=schema), None, None).unpack()
 
+    def gsettings_set_refused(self, key, value, schema='org.gnome.SessionRestore'):
+        """gsettings set on a locked key: True when gsettings refuses it,
+        which it does before anything reaches dconf, so that there is
+        nothing to wait for."""
+        result = subprocess.run(['gsettings', 'set', schema, key, value], env=self.env,
+                                capture_output=True, text=True)
+        return result.returncode != 0 and 'not writable' in result.stderr
+
     # -- polkit ------------------------------------------------------------
 
     def start_mock_polkit(self, allowed):
@@ -400,6 +408,17 @@ class Session:
 
     def _on_signal(self, conn, sender, path, iface, name, params, data):
         self.signals.append((name, params.unpack()))
+
+    def round_trip(self):
+        """Instead of waiting a while for "nothing happened": a call that
+        policyd answers on its main thread, then the dispatch of what it
+        sent before the answer. Whatever a call answered before this one,
+        or a change policyd had seen, made it do on its main thread has
+        been done and signalled when this returns."""
+        self.prop('Version')
+        context = GLib.MainContext.default()
+        while context.iteration(False):
+            pass
 
     def settle(self, seconds=0.05):
         """Run the main context briefly so that signals arrive."""
