@@ -2,7 +2,8 @@
 policyd's main thread, and other callers keep being answered."""
 import time
 
-from srtest import BUS_NAME, OBJECT_PATH, IFACE, RECOVER, SLOW, GLib, Gio, PolicydTestCase
+from srtest import (BUS_NAME, ERROR, OBJECT_PATH, IFACE, RECOVER, SLOW, GLib, Gio, PolicydTestCase,
+                    remote_error)
 
 FLOOD = 5000
 BURST, RATE = 200, 20        # sr-fast-path.c
@@ -63,12 +64,51 @@ class NoteExitFloodTest(PolicydTestCase):
                           None, Gio.DBusCallFlags.NONE, 5000 * SLOW, None)
         self.assertEqual(self.s.check_restore(APP, RECOVER), (1, 'allowed'))
 
-    def test_other_connections_have_their_own_limit(self):
+    def test_the_201st_is_refused_and_others_have_their_own_limit(self):
         first, second = self.connect(), self.connect()
-        for _ in range(BURST):
-            first.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
-                            GLib.Variant('(sb)', ('org.example.A', True)),
-                            None, Gio.DBusCallFlags.NONE, 5000 * SLOW, None)
+        sent = BURST + 40
+        results, replied = [None] * sent, [None] * sent
+
+        def on_reply(conn, result, i):
+            replied[i] = time.monotonic()
+            try:
+                conn.call_finish(result)
+                results[i] = 'counted'
+            except GLib.Error as e:
+                results[i] = (remote_error(e), e.message.partition(': ')[2])
+
+        # All at once: the filter decides on each as it reads it.
+        started = time.monotonic()
+        for i in range(sent):
+            first.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', ('org.example.A', True)),
+                       None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
+        first.flush_sync(None)
+        # Each reply is timed as it arrives (blocking iterations).
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + 60 * SLOW
+        while None in results:
+            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
+            context.iteration(True)
+
+        self.assertEqual(results[:BURST], ['counted'] * BURST, 'the burst')
+        refused = [i for i, r in enumerate(results) if r != 'counted']
+        self.assertTrue(refused, f'all {sent} counted')
+        for i in refused:
+            self.assertEqual(results[i], (ERROR + 'Failed', 'Too many exit reports from this '
+                                          'connection; this one was not counted'))
+        # The 201st is refused, unless 1/RATE s went by before it was
+        # read: RATE calls a second come back. The first refused one, n,
+        # was read before its reply came: n <= BURST + RATE * that time.
+        first_refused = refused[0]
+        window = replied[first_refused] - started
+        self.assertLessEqual(first_refused, BURST + RATE * window,
+                             f'call {first_refused + 1} was the first refused, {window:.3f} s on')
+        counted = sent - len(refused)
+        self.assertLessEqual(counted, BURST + RATE * (max(replied) - started) + 1)
+        print(f'# {sent} NoteExit at once: the first {first_refused} counted, call '
+              f'{first_refused + 1} refused ({window * 1000:.0f} ms on), {counted} counted in all')
+
+        # Another connection has a limit of its own.
         second.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
                          GLib.Variant('(sb)', ('org.example.B', True)),
                          None, Gio.DBusCallFlags.NONE, 5000 * SLOW, None)
