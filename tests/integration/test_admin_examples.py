@@ -46,8 +46,7 @@ class TheseAppsNeverTest(PolicydTestCase):
             self.assertEqual(self.s.check_save(app), (0, 'excluded'))
         self.assertDBusError('InvalidArgs', self.s.set_setting, 'admin-excluded-apps',
                              GLib.Variant('as', []))
-        self.s.gsettings('set', 'admin-excluded-apps', '[]', check=False)
-        self.s.settle(0.3)
+        self.assertTrue(self.s.gsettings_set_refused('admin-excluded-apps', '[]'))
         self.assertEqual(self.s.prop('AdminExcludedApps'), apps)
         self.assertEqual(self.s.check_save('org.gnome.TextEditor'), (1, 'allowed'))
 
@@ -79,7 +78,6 @@ class KioskLocksTest(PolicydTestCase):
         self.assertDBusError('Locked', self.s.call, 'SetAppExcluded', 'sb', 'org.example.App', True)
         for key in keys:
             self.assertEqual(self.s.gsettings('writable', key), 'false', key)
-        self.s.gsettings('set', 'enabled', 'false', check=False)
-        self.s.settle(0.3)
+        self.assertTrue(self.s.gsettings_set_refused('enabled', 'false'))
         self.assertIs(self.s.gsettings_value('enabled'), True)
         self.assertIs(self.s.prop('Enabled'), True)

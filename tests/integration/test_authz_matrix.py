@@ -349,7 +349,7 @@ class AuthzMatrixTest(unittest.TestCase):
         self.prepare()
         before = self.snapshot()
         ok, result = self.callers[kind].call(iface, name, sig, args, ANSWERS[answer][1])
-        self.s.settle(0.05)
+        self.s.round_trip()
         after = self.snapshot()
         if ok and effect == 'counters':
             # The crash counters are written at most once a second (issue

@@ -205,7 +205,8 @@ class FastPathTest(PolicydTestCase):
                                       Gio.DBusMessageType.METHOD_RETURN else None) or m)
         self.addCleanup(self.s.bus.remove_filter, filter_id)
         _, serial = self.s.bus.send_message(message, Gio.DBusSendMessageFlags.NONE)
+        # A reply to it, from either thread, would come before these.
         self.assertEqual(self.s.check_save(APP), (ALLOW, 'allowed'))
-        self.s.settle(0.2)
+        self.s.round_trip()
         self.assertNotIn(serial, replies)
         self.assertAlive()

@@ -3,11 +3,15 @@ cannot easily be made to do (go away, hang, authorize one action but not
 another) and what only a mock sees (the flags policyd passes, whether it
 calls at all). Which caller may call what for each answer of polkit is
 test_authz_matrix's, against the real polkitd."""
+import os
 import subprocess
+import threading
 
 from srtest import GLib, Gio, SLOW, PolicydTestCase
 
 CONFIGURE = 'org.gnome.SessionRestore.configure'
+# The action of PolkitMonitor's own call, which marks the end of a watch.
+SENTINEL = 'org.example.Sentinel'
 
 
 class MockPolkitTest(PolicydTestCase):
@@ -64,7 +68,7 @@ class MockPolkitTest(PolicydTestCase):
             GLib.Variant('(sv)', ('max-age-days', GLib.Variant('i', 7))), None,
             Gio.DBusCallFlags.NONE, 20000 * SLOW, None,
             lambda conn, res: pending.append(conn.call_finish(res)))
-        self.s.settle(0.2)
+        self.s.wait_until(self.polkit_hangs, what='SetSetting to reach polkit')
         self.assertEqual(self.s.check_save('org.example.App'), (1, 'allowed'))
         self.assertEqual(self.s.check_restore('org.example.App', 3), (1, 'allowed'))
         self.assertEqual(pending, [])
@@ -74,27 +78,50 @@ class MockPolkitTest(PolicydTestCase):
         self.s.wait_until(lambda: pending, what='SetSetting to finish')
         self.assertEqual(self.s.prop('MaxAgeDays'), 7)
 
+    def polkit_hangs(self):
+        return self.s.system.call_sync(
+            'org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+            'org.freedesktop.DBus.Mock', 'HaveHangingCalls', None, None,
+            Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+
 
 class PolkitMonitor:
     """Watches the system bus for CheckAuthorization calls."""
 
     def __init__(self, session):
+        self.s = session
         self.process = subprocess.Popen(
             ['dbus-monitor', '--address', session.system_bus.address,
              "type='method_call',interface='org.freedesktop.PolicyKit1.Authority',"
              "member='CheckAuthorization'"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        # dbus-monitor prints its own NameAcquired/NameLost signals first.
+        # dbus-monitor prints only once it monitors: first its own
+        # NameAcquired signal.
         self.process.stdout.readline()
-        session.settle(0.2)
 
     def stop_and_flags(self):
-        import time
-        time.sleep(0.3)
+        """The flags of every CheckAuthorization so far. A call of our own
+        is sent after them: once the monitor has printed it, it has
+        printed theirs."""
+        subject = ('unix-process', {'pid': GLib.Variant('u', os.getpid()),
+                                    'start-time': GLib.Variant('t', 0)})
+        self.s.system.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+                                'org.freedesktop.PolicyKit1.Authority', 'CheckAuthorization',
+                                GLib.Variant('((sa{sv})sa{ss}us)', (subject, SENTINEL, {}, 0, '')),
+                                None, Gio.DBusCallFlags.NONE, 5000, None)
+        watchdog = threading.Timer(20 * SLOW, self.process.kill)
+        watchdog.start()
+        out = ''
+        while SENTINEL not in out:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError(f'dbus-monitor never showed the sentinel call:\n{out}')
+            out += line
+        watchdog.cancel()
         self.process.terminate()
-        out = self.process.communicate(timeout=10)[0]
+        self.process.communicate(timeout=10)
         flags = []
-        calls = out.split('method call')[1:]
+        calls = [call for call in out.split('method call')[1:] if SENTINEL not in call]
         for call in calls:
             # Arguments: subject struct, action id, details, flags (uint32), cancellation id.
             uints = [line.split()[1] for line in call.splitlines()

@@ -176,13 +176,10 @@ class Simulator:
         state = GLib.Variant.new_from_bytes(GLib.VariantType('a{sv}'), GLib.Bytes(data), False)
         return state.unpack()
 
-    def settle_signals(self, seconds=0.2):
-        deadline = time.monotonic() + seconds
-        context = GLib.MainContext.default()
-        while time.monotonic() < deadline:
-            while context.iteration(False):
-                pass
-            time.sleep(0.01)
+    def settle_signals(self):
+        """StoredStateCleared goes out before the reply of the call that
+        cleared: after a round trip, it has arrived."""
+        self.s.round_trip()
 
 
 class Login:
