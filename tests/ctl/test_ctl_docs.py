@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 from ctltest import CTL, OK, CtlTestCase
 from simulator import Simulator
-from srtest import BUILD_DIR, SOURCE_DIR
+from srtest import BUILD_DIR, DESKTOP_SCHEMA, SOURCE_DIR
 
 MALLARD = '{http://projectmallard.org/1.0/}'
 
@@ -63,6 +63,18 @@ class DocumentedExamplesTest(CtlTestCase):
             if 'exit status' not in expected and '|' not in command:
                 self.assertEqual(status, OK, command)
             self.assertEqual(output, expected.strip(), command)
+
+    def test_scripts_page_switches_both_on(self):
+        # GNOME's switch and ours: the page's gsettings lines switch
+        # saving and restoring back on after the app switched both off.
+        page = ET.parse(os.path.join(SOURCE_DIR, 'help', 'C', 'scripts.page')).getroot()
+        lines = page.find(f'{MALLARD}screen').text.strip().splitlines()
+        self.assertEqual(len(lines), 2)
+        self.assertCtl(OK, 'set', 'enabled', 'false')
+        self.assertEqual(self.s.gsettings_value('save-restore', DESKTOP_SCHEMA), False)
+        for line in lines:
+            self.assertEqual(shell(self.s, line), (OK, ''), line)
+        self.s.wait_until(lambda: self.s.prop('Enabled') is True, what='Enabled true')
 
     def test_readme(self):
         lines = readme_examples()
