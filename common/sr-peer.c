@@ -53,6 +53,14 @@ sr_peer_expected_executable (const char *env_var,
   return value != NULL && value[0] != '\0' ? value : installed;
 }
 
+/* Root can act as any user anyway, and the tests' callers that polkit
+ * must refuse run as another user against root's services. */
+gboolean
+sr_peer_uid_is_trusted (guint32 uid)
+{
+  return uid == getuid () || uid == 0;
+}
+
 static gboolean
 still_the_same (guint32  pid,
                 int      pidfd,
@@ -210,9 +218,7 @@ sr_peer_verify_sync (GDBusConnection  *bus,
                            "the bus did not tell its user");
       return FALSE;
     }
-  /* Root can act as any user anyway, and the tests' callers that
-   * polkit must refuse run as another user against root's services. */
-  if (uid != getuid () && uid != 0)
+  if (!sr_peer_uid_is_trusted (uid))
     {
       g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                    "it runs as another user (uid %u)", uid);

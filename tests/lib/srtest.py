@@ -24,6 +24,7 @@ from gi.repository import Gio, GLib  # noqa: E402
 BUILD_DIR = os.environ.get('SR_BUILD_DIR', os.path.join(os.path.dirname(__file__), '..', '..', 'build'))
 SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
+PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
 # The interpreter the tests run under (tests/meson.build finds one with gi
 # and dbusmock), for the helpers they start: dbusmock, callers.
@@ -208,6 +209,10 @@ class Session:
             'LANG': 'C.UTF-8',
             # A critical warning in policyd is a bug: make it fail the test.
             'G_DEBUG': 'fatal-criticals',
+            # policyd and the login prompt trust each other only as these
+            # programs (sr-peer.c); the build's, not the installed ones.
+            'SR_PROMPT_EXECUTABLE': os.path.realpath(PANEL),
+            'SR_POLICYD_EXECUTABLE': os.path.realpath(POLICYD),
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
@@ -268,6 +273,20 @@ class Session:
 
     def gsettings_value(self, key, schema='org.gnome.SessionRestore'):
         return GLib.Variant.parse(None, self.gsettings('get', key, schema=schema), None, None).unpack()
+
+    def sandboxed_command(self, app_id, *command, binds=()):
+        """@command, run inside a sandbox as Flatpak makes one for @app_id
+        (bubblewrap, with a .flatpak-info at its root), with the session
+        bus and the extra bwrap arguments @binds."""
+        info = os.path.join(self.root, f'flatpak-info-{app_id}')
+        with open(info, 'w') as f:
+            f.write(f'[Application]\nname={app_id}\n')
+        bus_dir = os.path.dirname(self.session_bus.socket)
+        return ['bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib',
+                '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin',
+                '--symlink', 'usr/sbin', '/sbin', '--ro-bind', '/etc', '/etc', '--proc', '/proc',
+                '--dev', '/dev', '--ro-bind', bus_dir, bus_dir, *binds,
+                '--ro-bind', info, '/.flatpak-info', *command]
 
     # -- polkit ------------------------------------------------------------
 
