@@ -282,7 +282,8 @@ class Session:
         with open(info, 'w') as f:
             f.write(f'[Application]\nname={app_id}\n')
         bus_dir = os.path.dirname(self.session_bus.socket)
-        return ['bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib',
+        return ['bwrap', '--die-with-parent', '--ro-bind', '/usr', '/usr',
+                '--symlink', 'usr/lib', '/lib',
                 '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin',
                 '--symlink', 'usr/sbin', '/sbin', '--ro-bind', '/etc', '/etc', '--proc', '/proc',
                 '--dev', '/dev', '--ro-bind', bus_dir, bus_dir, *binds,
