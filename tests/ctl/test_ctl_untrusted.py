@@ -8,11 +8,10 @@ import os
 import signal
 import subprocess
 
+import fakepolicyd
 from ctltest import CTL, OK, UNAVAILABLE, CtlTestCase, Lines
-from srtest import NOBODY, PYTHON, SOURCE_DIR
+from srtest import NOBODY, SOURCE_DIR
 
-FAKE = os.path.join(SOURCE_DIR, 'tests', 'lib', 'fakepolicyd.py')
-XML = os.path.join(SOURCE_DIR, 'data', 'org.gnome.SessionRestore.Policy.xml')
 A = 'org.example.Alpha'
 
 
@@ -30,19 +29,12 @@ class UntrustedBase(CtlTestCase):
     def start_fake(self, wrap):
         """The stand-in, run inside @wrap (a command prefix); once it owns
         the name."""
-        fake = subprocess.Popen([*wrap, PYTHON, FAKE, os.path.realpath(XML), self.log],
+        fake = subprocess.Popen([*wrap, *fakepolicyd.command(self.log)],
                                 env=self.s.env, stdout=subprocess.PIPE, text=True)
         self.addCleanup(fake.wait, 10)
         self.addCleanup(fake.terminate)
         self.assertEqual(fake.stdout.readline().strip(), 'owned')
         return fake
-
-    def calls(self):
-        try:
-            with open(self.log) as f:
-                return f.read().split()
-        except FileNotFoundError:
-            return []
 
     def assertRefused(self, why):
         for args in (('check', A), ('clear', '--yes'), ('set', 'enabled', 'false'),
@@ -51,7 +43,7 @@ class UntrustedBase(CtlTestCase):
             self.assertIn('is not one this tool trusts: ' + why, result.stderr, args)
             self.assertEqual(result.stdout,
                              'Service:          not trusted\n' if args == ('status',) else '', args)
-        self.assertEqual(self.calls(), [])
+        self.assertEqual(fakepolicyd.calls(self.log), [])
 
     def sandbox(self):
         source = os.path.realpath(SOURCE_DIR)

@@ -65,20 +65,24 @@ class PromptCase(PanelTestCase):
                                           'payload': b''}}
         self.sim.write_back()
 
-    def open_prompt(self):
-        """A login of the three apps; returns it once the prompt shows."""
-        login = self.sim.start_login(sorted(APPS))
+    def wait_for_prompt(self, role='label', name=HEADING):
+        """Until the prompt, activated by the bus, shows @name."""
         deadline = time.monotonic() + 30
         while True:
             self.s.wait_until(lambda: True, timeout=0.2)
             try:
-                type(self).app = super().wait_for_app(timeout=1)
-                if self.find_all('label', HEADING):
-                    break
+                type(self).app = PanelTestCase.wait_for_app(timeout=1)
+                if self.find_all(role, name):
+                    return
             except AssertionError:
                 pass
             if time.monotonic() > deadline:
                 raise AssertionError('the prompt did not show')
+
+    def open_prompt(self):
+        """A login of the three apps; returns it once the prompt shows."""
+        login = self.sim.start_login(sorted(APPS))
+        self.wait_for_prompt()
         self.assertEqual(login.answers, {})
         return login
 

@@ -7,13 +7,11 @@ prompt is the real panel, D-Bus-activated, with G_DEBUG=fatal-criticals."""
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_ui_prompt as base  # noqa: E402
 
 from srtest import BUS_NAME, ERROR, PYTHON, Gio, GLib  # noqa: E402
-from uitest import PanelTestCase  # noqa: E402
 
 # A sandboxed program that owns the policy's name and asks the prompt:
 # prints the error its Ask got, or its answer.
@@ -67,22 +65,9 @@ class PromptTrustTest(base.PromptCase):
                         Gio.DBusCallFlags.NONE, -1, None, done)
         return results
 
-    def wait_for_window(self, app_id):
-        deadline = time.monotonic() + 30
-        while True:
-            self.s.wait_until(lambda: True, timeout=0.2)
-            try:
-                type(self).app = PanelTestCase.wait_for_app(timeout=1)
-                if self.find_all('check box', app_id):
-                    return
-            except AssertionError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError('the prompt did not show')
-
     def test_1_one_ask_at_a_time(self):
         first = self.ask('org.example.First')
-        self.wait_for_window('org.example.First')
+        self.wait_for_prompt('check box', 'org.example.First')
         # A second Ask, even from the owner, fails and shows nothing.
         second = self.ask('org.example.Second')
         self.s.wait_until(lambda: second, what='the second Ask to fail')

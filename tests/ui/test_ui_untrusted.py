@@ -7,11 +7,10 @@ policyd, the settings come."""
 import os
 import subprocess
 
-from srtest import PYTHON, SOURCE_DIR
+import fakepolicyd
+from srtest import SOURCE_DIR
 from uitest import PanelTestCase
 
-FAKE = os.path.join(SOURCE_DIR, 'tests', 'lib', 'fakepolicyd.py')
-XML = os.path.join(SOURCE_DIR, 'data', 'org.gnome.SessionRestore.Policy.xml')
 TITLE = 'Session Restore Service Not Trusted'
 
 
@@ -26,8 +25,7 @@ class UntrustedServiceTest(PanelTestCase):
         cls.calls_log = os.path.join(log_dir, 'calls')
         source = os.path.realpath(SOURCE_DIR)
         cls.fake = subprocess.Popen(
-            cls.s.sandboxed_command('org.example.Evil', PYTHON, FAKE, os.path.realpath(XML),
-                                    cls.calls_log,
+            cls.s.sandboxed_command('org.example.Evil', *fakepolicyd.command(cls.calls_log),
                                     binds=['--ro-bind', source, source, '--bind', log_dir, log_dir]),
             env=cls.s.env, stdout=subprocess.PIPE, text=True)
         assert cls.fake.stdout.readline().strip() == 'owned'
@@ -39,13 +37,6 @@ class UntrustedServiceTest(PanelTestCase):
         cls.fake.wait(10)
         super().tearDownClass()
 
-    def calls(self):
-        try:
-            with open(self.calls_log) as f:
-                return f.read().split()
-        except FileNotFoundError:
-            return []
-
     def test_1_says_it_is_not_trusted(self):
         self.find('label', TITLE, timeout=20)
         self.find('label', 'runs in a sandbox or as another user')
@@ -54,7 +45,8 @@ class UntrustedServiceTest(PanelTestCase):
         self.assertFalse(self.find_all('push button', 'Back'))
         # The first listing was sent as the panel started, before the owner
         # was verified; nothing else, and its answer was not shown.
-        self.assertEqual([c for c in self.calls() if c != 'ListStoredState'], [])
+        self.assertEqual([c for c in fakepolicyd.calls(self.calls_log) if c != 'ListStoredState'],
+                         [])
 
     def test_2_the_real_service_is_trusted(self):
         self.fake.terminate()
