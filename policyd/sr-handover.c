@@ -5,15 +5,17 @@
  * lose its name for good. A new instance started with --replace instead
  * queues for the name (main.c), and once it is in the queue, asks the
  * owner to go: if that is a host process of the same user running the
- * same program as this one (session-restore-policyd, or whatever runs it,
- * valgrind in the tests), it sends it SIGTERM. The old instance exits
+ * installed session-restore-policyd (or the program SR_POLICYD_EXECUTABLE
+ * names: a build's, or valgrind's in the tests; sr-peer.c), it sends it
+ * SIGTERM. The old instance exits
  * cleanly, as on any SIGTERM (finishing a clear under way, flushing its
  * counters), which releases the name, and the bus hands it to the head of
  * the queue. Any other owner is left alone: --replace then fails.
  *
  * The signal goes through a pidfd opened on the verified pid and checked
  * again (its start time) after opening, so that a pid reused meanwhile is
- * never signalled.
+ * never signalled; where there is no pidfd, the start time is checked
+ * just before kill().
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,29 +35,18 @@
 #include "sr-peer.h"
 #include "sr-process.h"
 
-static char *
-executable_name (guint32   pid,
-                 GError  **error)
-{
-  g_autofree char *path = sr_process_read_executable (pid, error);
-
-  return path != NULL ? g_path_get_basename (path) : NULL;
-}
-
-/* Sends SIGTERM to the owner of SR_BUS_NAME on @bus if it is another
- * instance of this program, of this user; FALSE with an error that says
- * why not. */
+/* Sends SIGTERM to the owner of SR_BUS_NAME on @bus if it is this user's
+ * policyd; FALSE with an error that says why not. */
 gboolean
 sr_handover_ask_owner_to_go (GDBusConnection  *bus,
                              GError          **error)
 {
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *theirs = NULL;
-  g_autofree char *ours = NULL;
   g_auto(SrFd) pidfd = -1;
   const char *owner;
   guint64 start_time, now;
+  gboolean sent;
   guint32 pid;
 
   reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -68,10 +59,14 @@ sr_handover_ask_owner_to_go (GDBusConnection  *bus,
     return TRUE;
   g_variant_get (reply, "(&s)", &owner);
 
-  if (!sr_peer_verify_sync (bus, owner, NULL, &pid, &start_time, NULL, &local_error))
+  if (!sr_peer_verify_sync (bus, owner,
+                            sr_peer_expected_executable ("SR_POLICYD_EXECUTABLE",
+                                                         SR_POLICYD_EXECUTABLE),
+                            &pid, &start_time, NULL, &local_error))
     {
       g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "%s is owned by a program that is not this user's: %s",
+                   "%s is owned by a program that is not this user's "
+                   "session-restore-policyd (%s): not replacing it",
                    SR_BUS_NAME, local_error->message);
       return FALSE;
     }
@@ -79,26 +74,20 @@ sr_handover_ask_owner_to_go (GDBusConnection  *bus,
   /* A process that has gone since it was verified has released the name,
    * or is about to: the bus hands it on. */
   pidfd = (int) syscall (SYS_pidfd_open, (pid_t) pid, 0);
-  if (pidfd < 0 || !sr_process_read_start_time (pid, &now, NULL) || now != start_time)
+  if ((pidfd < 0 && errno == ESRCH) ||
+      !sr_process_read_start_time (pid, &now, NULL) || now != start_time)
     return TRUE;
-  theirs = executable_name (pid, &local_error);
-  if (theirs == NULL)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "The program of process %u, owner of %s, could not be read: %s",
-                   pid, SR_BUS_NAME, local_error->message);
-      return FALSE;
-    }
-  ours = executable_name ((guint32) getpid (), NULL);
-  if (g_strcmp0 (theirs, ours) != 0)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "%s is owned by process %u, which runs %s, not %s: not replacing it",
-                   SR_BUS_NAME, pid, theirs, ours != NULL ? ours : "this program");
-      return FALSE;
-    }
 
-  if (syscall (SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0) < 0 && errno != ESRCH)
+  /* Without a pidfd (a kernel before 5.3, or valgrind, which does not know
+   * the call), the pid is checked by its start time once more, just before
+   * the signal. */
+  if (pidfd >= 0)
+    sent = syscall (SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0) == 0;
+  else if (!sr_process_read_start_time (pid, &now, NULL) || now != start_time)
+    return TRUE;
+  else
+    sent = kill ((pid_t) pid, SIGTERM) == 0;
+  if (!sent && errno != ESRCH)
     {
       int saved_errno = errno;
       g_set_error (error, SR_ERROR, SR_ERROR_FAILED,

@@ -8,6 +8,7 @@ and policyd itself. Nothing on the machine outside the temporary directory
 is read or written.
 """
 import os
+import platform
 import re
 import shutil
 import signal
@@ -39,6 +40,11 @@ POLKITD = '/usr/lib/polkit-1/polkitd'
 # one-time initialisations); "possibly lost" is GLib's thread pools.
 VALGRIND = bool(os.environ.get('SR_VALGRIND'))
 VALGRIND_SUPPRESSIONS = '/usr/share/glib-2.0/valgrind/glib.supp'
+# What /proc says policyd runs, for the checks that expect it (sr-peer.c):
+# under valgrind, valgrind's tool.
+VALGRIND_ARCH = {'x86_64': 'amd64', 'aarch64': 'arm64'}.get(platform.machine(), platform.machine())
+POLICYD_EXECUTABLE = (f'/usr/libexec/valgrind/memcheck-{VALGRIND_ARCH}-linux' if VALGRIND
+                      else os.path.realpath(POLICYD))
 # Everything is slower under valgrind.
 SLOW = 5 if VALGRIND else 1
 NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
@@ -212,7 +218,7 @@ class Session:
             # policyd and the login prompt trust each other only as these
             # programs (sr-peer.c); the build's, not the installed ones.
             'SR_PROMPT_EXECUTABLE': os.path.realpath(PANEL),
-            'SR_POLICYD_EXECUTABLE': os.path.realpath(POLICYD),
+            'SR_POLICYD_EXECUTABLE': POLICYD_EXECUTABLE,
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
