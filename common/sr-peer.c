@@ -57,12 +57,28 @@ sr_peer_expected_executable (const char *env_var,
   return value != NULL && value[0] != '\0' ? value : installed;
 }
 
-/* Root can act as any user anyway, and the tests' callers that polkit
- * must refuse run as another user against root's services. */
+/* Whether a process of @uid, sandboxed as the app @sandbox_app_id (NULL:
+ * on the host), may be trusted: a host process of this user, or root's
+ * (root can act as any user anyway, and the tests' callers that polkit
+ * must refuse run as another user against root's services). */
 gboolean
-sr_peer_uid_is_trusted (guint32 uid)
+sr_peer_check_identity (guint32      uid,
+                        const char  *sandbox_app_id,
+                        GError     **error)
 {
-  return uid == getuid () || uid == 0;
+  if (uid != getuid () && uid != 0)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                   "it runs as another user (uid %u)", uid);
+      return FALSE;
+    }
+  if (sandbox_app_id != NULL)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                   "it runs in a sandbox, as the app %s", sandbox_app_id);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -167,13 +183,7 @@ check_not_sandboxed (guint32      pid,
                    local_error->message);
       return FALSE;
     }
-  if (app_id != NULL)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "it runs in a sandbox, as the app %s", app_id);
-      return FALSE;
-    }
-  return TRUE;
+  return sr_peer_check_identity (getuid (), app_id, error);
 }
 
 /* Whether @unique_name on @bus is a host process of this user (or root),
@@ -223,12 +233,8 @@ sr_peer_verify_sync (GDBusConnection  *bus,
                            "the bus did not tell its user");
       return FALSE;
     }
-  if (!sr_peer_uid_is_trusted (uid))
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "it runs as another user (uid %u)", uid);
-      return FALSE;
-    }
+  if (!sr_peer_check_identity (uid, NULL, error))
+    return FALSE;
   if (!credentials_process (credentials, fds, &pid, &pidfd, error))
     return FALSE;
   /* Another user's /proc cannot be read; root is trusted, whatever it

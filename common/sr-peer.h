@@ -8,7 +8,9 @@
 
 G_BEGIN_DECLS
 
-gboolean    sr_peer_uid_is_trusted      (guint32               uid);
+gboolean    sr_peer_check_identity      (guint32               uid,
+                                         const char           *sandbox_app_id,
+                                         GError              **error);
 const char *sr_peer_expected_executable (const char           *env_var,
                                          const char           *installed);
 gboolean    sr_peer_check_executable    (guint32               pid,

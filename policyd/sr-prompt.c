@@ -301,19 +301,10 @@ is_the_prompt (SrPrompt  *self,
                SrCaller  *caller,
                GError   **error)
 {
-  if (caller->kind != SR_CALLER_HOST)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "it runs in a sandbox, as the app %s", caller->app_id);
-      return FALSE;
-    }
-  if (!sr_peer_uid_is_trusted (caller->uid))
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "it runs as another user (uid %u)", caller->uid);
-      return FALSE;
-    }
-  return sr_peer_check_executable (caller->pid, caller->start_time, self->executable, error);
+  return sr_peer_check_identity (caller->uid,
+                                 caller->kind != SR_CALLER_HOST ? caller->app_id : NULL,
+                                 error) &&
+         sr_peer_check_executable (caller->pid, caller->start_time, self->executable, error);
 }
 
 static void
