@@ -1,5 +1,12 @@
 /* sr-ctl-client.c: reaching policyd, and turning its errors into exit statuses
  *
+ * Whatever owns org.gnome.SessionRestore.Policy answers as the service:
+ * while policyd is not running, that may be a sandboxed app that took the
+ * name. The tool asks the owner nothing, and believes nothing it said,
+ * until it has verified it as a host process of this user (sr-peer.c);
+ * the proxy then sends every call to that owner's unique name. Otherwise
+ * it says so and exits 6, as when there is no service at all.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "session-restore-ctl"
@@ -13,6 +20,7 @@
 #include "sr-ctl.h"
 #include "sr-ctl-output.h"
 #include "sr-error.h"
+#include "sr-peer.h"
 
 /* D-Bus activation is tried when the service is not running, by hand
  * rather than by the proxy: the proxy swallows the bus's answer, and the
@@ -51,6 +59,32 @@ new_proxy (SrCtl            *ctl,
                                         SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
 }
 
+/* Verifies the proxy's owner, unless it is the one verified already;
+ * FALSE with an Unavailable error that says why it is not trusted. A
+ * service that stopped has no owner to distrust. */
+gboolean
+sr_ctl_trust_owner (SrCtl   *ctl,
+                    GError **error)
+{
+  g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
+  g_autoptr(GError) local_error = NULL;
+
+  if (owner == NULL || g_strcmp0 (owner, ctl->owner) == 0)
+    return TRUE;
+  if (!sr_peer_verify_sync (ctl->bus, owner, NULL, NULL, NULL, NULL, &local_error))
+    {
+      ctl->untrusted = TRUE;
+      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                   "The program answering as the Session Restore service (%s) is not one "
+                   "this tool trusts: %s. Nothing it says is used, and nothing was changed.",
+                   SR_BUS_NAME, local_error->message);
+      return FALSE;
+    }
+  g_free (ctl->owner);
+  ctl->owner = g_steal_pointer (&owner);
+  return TRUE;
+}
+
 gboolean
 sr_ctl_connect (SrCtl            *ctl,
                 GDBusProxyFlags   flags,
@@ -76,7 +110,7 @@ sr_ctl_connect (SrCtl            *ctl,
     return FALSE;
   owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
   if (owner != NULL)
-    return TRUE;
+    return sr_ctl_trust_owner (ctl, error);
 
   if (!start_service (ctl->bus, error))
     return FALSE;
@@ -92,7 +126,7 @@ sr_ctl_connect (SrCtl            *ctl,
                    "The Session Restore service (%s) is not running", SR_BUS_NAME);
       return FALSE;
     }
-  return TRUE;
+  return sr_ctl_trust_owner (ctl, error);
 }
 
 /* The generated call functions send no flags; this is the proxy's own call
@@ -242,4 +276,5 @@ sr_ctl_clear (SrCtl *ctl)
 {
   g_clear_object (&ctl->proxy);
   g_clear_object (&ctl->bus);
+  g_clear_pointer (&ctl->owner, g_free);
 }

@@ -10,6 +10,10 @@
  *   service: stopped    the service left the bus
  *   service: running    it is back
  *
+ * A new owner of the name is verified as sr_ctl_connect() verifies the
+ * first: if it is not to be trusted, nothing it says is printed, and the
+ * monitor ends with exit status 6.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "session-restore-ctl"
@@ -26,9 +30,26 @@
 #include "sr-error.h"
 
 typedef struct {
+  SrCtl *ctl;          /* (unowned) */
   GMainLoop *loop;     /* (owned) */
   GStrv locked;        /* (owned): the locks last seen, to print what changed */
+  int status;          /* the exit status, once the loop ends */
 } Monitor;
+
+/* The service changed hands: nothing is printed from a new owner that is
+ * not to be trusted, and monitoring ends (exit 6). */
+static gboolean
+owner_trusted (Monitor *monitor)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (sr_ctl_trust_owner (monitor->ctl, &error))
+    return TRUE;
+  if (monitor->status == SR_CTL_EXIT_OK)
+    monitor->status = sr_ctl_fail (error);
+  g_main_loop_quit (monitor->loop);
+  return FALSE;
+}
 
 static void
 emit (const char *format,
@@ -80,6 +101,8 @@ on_proxy_properties_changed_cb (GDBusProxy         *proxy,
   const char *property;
   GVariant *value;
 
+  if (!owner_trusted (monitor))
+    return;
   /* Invalidated properties come back with their values in a later
    * emission (G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES). */
   g_variant_iter_init (&iter, changed);
@@ -107,6 +130,8 @@ on_proxy_stored_state_cleared_cb (SrDBusPolicy      *proxy,
   g_autofree char *joined = NULL;
   g_autofree char *shown = NULL;
 
+  if (!owner_trusted (user_data))
+    return;
   if (app_ids == NULL || app_ids[0] == NULL)
     {
       emit ("cleared: all");
@@ -125,6 +150,8 @@ on_proxy_name_owner_notify_cb (GObject    *proxy,
   Monitor *monitor = user_data;
   g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (proxy));
 
+  if (!owner_trusted (monitor))
+    return;
   emit ("service: %s", owner != NULL ? "running" : "stopped");
   if (owner != NULL)
     {
@@ -151,7 +178,7 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
 {
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
   g_autoptr(GError) error = NULL;
-  Monitor monitor = { NULL, NULL };
+  Monitor monitor = { ctl, NULL, NULL, SR_CTL_EXIT_OK };
   guint sigint, sigterm;
   int status;
 
@@ -188,5 +215,5 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
   g_signal_handlers_disconnect_by_data (ctl->proxy, &monitor);
   g_main_loop_unref (monitor.loop);
   g_strfreev (monitor.locked);
-  return SR_CTL_EXIT_OK;
+  return monitor.status;
 }

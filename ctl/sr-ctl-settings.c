@@ -149,7 +149,7 @@ sr_ctl_cmd_status (SrCtl  *ctl,
 
   if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
     {
-      g_print ("Service:          not running\n");
+      g_print ("Service:          %s\n", ctl->untrusted ? "not trusted" : "not running");
       return sr_ctl_fail (error);
     }
 

@@ -19,13 +19,17 @@ typedef enum {
   SR_CTL_EXIT_INVALID = 3,       /* bad command line or argument; nothing changed */
   SR_CTL_EXIT_LOCKED = 4,        /* the administrator locked the setting */
   SR_CTL_EXIT_NOT_ALLOWED = 5,   /* polkit (or the sandbox rule) refused */
-  SR_CTL_EXIT_UNAVAILABLE = 6,   /* no bus, no service, or polkit unreachable */
+  SR_CTL_EXIT_UNAVAILABLE = 6,   /* no bus, no service (or one not to trust),
+                                  * or polkit unreachable */
   SR_CTL_EXIT_FAILED = 7,        /* anything else, including a partly failed clear */
 } SrCtlExit;
 
 typedef struct {
   GDBusConnection *bus;     /* (owned) (nullable): until connected */
   SrDBusPolicy *proxy;      /* (owned) (nullable): until connected */
+  char *owner;              /* (owned) (nullable): the unique name of the
+                             * service, verified (sr_ctl_connect) */
+  gboolean untrusted;       /* the name's owner is not to be trusted */
   gboolean color;           /* stdout is a terminal and NO_COLOR is unset */
   gboolean interactive;     /* stdin is a terminal: polkit may ask, clear asks */
 } SrCtl;
@@ -36,6 +40,8 @@ typedef int (*SrCtlCommandFunc) (SrCtl *ctl, int argc, char **argv);
 /* sr-ctl-client.c */
 gboolean   sr_ctl_connect          (SrCtl            *ctl,
                                     GDBusProxyFlags   flags,
+                                    GError          **error);
+gboolean   sr_ctl_trust_owner      (SrCtl            *ctl,
                                     GError          **error);
 GVariant  *sr_ctl_call             (SrCtl            *ctl,
                                     const char       *method,

@@ -5,6 +5,12 @@
  * bus, a timeout) becomes SR_ERROR_FAILED with the original text kept for
  * the details.
  *
+ * Answers are taken only from the policyd the client verified (sr-client.c):
+ * calls go to its unique name, through the proxy. The first calls, made
+ * while the client connects, go to the well-known name so that their
+ * round trips overlap the connection's; their answers are held until the
+ * owner of the name is verified, and taken only if that owner sent them.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-client"
@@ -33,6 +39,97 @@ to_sr_error (GError *error)
   return mapped;
 }
 
+/* An answer to a call made while connecting. */
+typedef struct {
+  GTask *task;            /* (owned) */
+  GDBusMessage *reply;    /* (owned) (nullable): NULL when @error is set */
+  GError *error;          /* (owned) (nullable) */
+} HeldReply;
+
+static void
+held_reply_free (HeldReply *held)
+{
+  g_clear_object (&held->task);
+  g_clear_object (&held->reply);
+  g_clear_error (&held->error);
+  g_free (held);
+}
+
+/* Answers @task with @reply, if the bus or the trusted policyd sent it. */
+static void
+resolve (SrClient     *self,
+         GTask        *task,
+         GDBusMessage *reply,
+         GError       *error)
+{
+  const char *sender;
+  GVariant *body;
+
+  if (reply == NULL)
+    {
+      g_task_return_error (task, to_sr_error (error));
+      return;
+    }
+  sender = g_dbus_message_get_sender (reply);
+  if (g_strcmp0 (sender, "org.freedesktop.DBus") != 0 &&
+      (self->trusted_owner == NULL || g_strcmp0 (sender, self->trusted_owner) != 0))
+    {
+      g_task_return_new_error (task, SR_ERROR, SR_ERROR_FAILED,
+                               "The answer came from a program that is not the trusted "
+                               "Session Restore service");
+      return;
+    }
+  if (g_dbus_message_to_gerror (reply, &error))
+    {
+      g_task_return_error (task, to_sr_error (error));
+      return;
+    }
+  body = g_dbus_message_get_body (reply);
+  g_task_return_pointer (task, body != NULL ? g_variant_ref (body)
+                                            : g_variant_ref_sink (g_variant_new ("()")),
+                         (GDestroyNotify) g_variant_unref);
+}
+
+/* The owner of the name is now known, trusted or not. */
+void
+sr_client_release_held (SrClient *self)
+{
+  g_autoptr(GPtrArray) held = g_steal_pointer (&self->held);
+
+  self->held = g_ptr_array_new ();
+  for (guint i = 0; i < held->len; i++)
+    {
+      HeldReply *one = held->pdata[i];
+
+      resolve (self, one->task, one->reply, g_steal_pointer (&one->error));
+      held_reply_free (one);
+    }
+}
+
+static void
+on_sent_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SrClient *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  g_autoptr(GDBusMessage) reply =
+    g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source), result, &error);
+  HeldReply *held;
+
+  if (!self->connecting)
+    {
+      resolve (self, task, reply, error);
+      return;
+    }
+  held = g_new0 (HeldReply, 1);
+  held->task = g_steal_pointer (&task);
+  held->reply = g_steal_pointer (&reply);
+  held->error = error;
+  g_ptr_array_add (self->held, held);
+}
+
 static void
 on_call_done_cb (GObject      *source,
                  GAsyncResult *result,
@@ -40,9 +137,7 @@ on_call_done_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
-  GVariant *reply = G_IS_DBUS_PROXY (source)
-    ? g_dbus_proxy_call_finish (G_DBUS_PROXY (source), result, &error)
-    : g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  GVariant *reply = g_dbus_proxy_call_finish (G_DBUS_PROXY (source), result, &error);
 
   if (reply == NULL)
     g_task_return_error (task, to_sr_error (error));
@@ -66,11 +161,26 @@ sr_client_call (SrClient            *self,
    * listing then comes in with the connection, not after it. */
   if (self->policy == NULL && self->connecting)
     {
-      g_dbus_connection_call (self->bus, SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME, method,
-                              parameters, NULL,
-                              G_DBUS_CALL_FLAGS_NO_AUTO_START |
-                              G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
-                              G_MAXINT, cancellable, on_call_done_cb, g_steal_pointer (&task));
+      g_autoptr(GDBusMessage) message =
+        g_dbus_message_new_method_call (SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME, method);
+
+      g_dbus_message_set_body (message, parameters != NULL ? parameters
+                                                           : g_variant_new_tuple (NULL, 0));
+      g_dbus_message_set_flags (message, G_DBUS_MESSAGE_FLAGS_NO_AUTO_START |
+                                         G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
+      g_dbus_connection_send_message_with_reply (self->bus, message,
+                                                 G_DBUS_SEND_MESSAGE_FLAGS_NONE, G_MAXINT, NULL,
+                                                 cancellable, on_sent_cb, g_steal_pointer (&task));
+      return;
+    }
+  /* The proxy follows the name to a new owner before the client has
+   * verified it. */
+  if (self->policy != NULL && !sr_client_owner_is_trusted (self))
+    {
+      if (parameters != NULL)
+        g_variant_unref (g_variant_ref_sink (parameters));
+      g_task_return_new_error (task, SR_ERROR, SR_ERROR_FAILED,
+                               "The Session Restore service changed and is not verified yet");
       return;
     }
   if (self->policy == NULL)

@@ -13,6 +13,10 @@ struct _SrClient {
   GObject parent_instance;
 
   SrDBusPolicy *policy;          /* (owned) (nullable): while policyd runs */
+  char *trusted_owner;           /* (owned) (nullable): the unique name of that
+                                  * policyd, verified (sr-peer.c) */
+  char *distrust;                /* (owned) (nullable): why the owner of the name
+                                  * is not trusted, while it owns it */
   gboolean missing;              /* the bus has said policyd is not there */
   GDBusConnection *bus;          /* (owned) (nullable): the session bus */
   gboolean connecting;           /* a proxy is being made */
@@ -20,6 +24,12 @@ struct _SrClient {
   GCancellable *cancellable;     /* (owned) */
   guint watch_id;
   SrPermissions *permissions;    /* (owned) */
+  GPtrArray *held;               /* (owned) HeldReply: answers to calls made
+                                  * while connecting, until the name's owner
+                                  * is known to be trusted */
 };
+
+void     sr_client_release_held     (SrClient *self);
+gboolean sr_client_owner_is_trusted (SrClient *self);
 
 G_END_DECLS

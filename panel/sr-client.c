@@ -3,6 +3,14 @@
  * Not a widget: it watches the bus name and holds the proxy while policyd
  * runs; the calls are made in sr-client-calls.c.
  *
+ * Whatever owns org.gnome.SessionRestore.Policy answers as the service:
+ * if policyd is not running, that may be a sandboxed app that took the
+ * name. So the owner is verified (sr-peer.c: a host process of this user)
+ * before anything it says is shown, on the worker thread that makes the
+ * proxy; one that fails is not trusted, and the window says so. The
+ * trust belongs to the owner's unique name: when the name changes hands,
+ * the new owner is verified again.
+ *
  * It also holds the polkit permissions (sr-permissions.c), so that the
  * pages can show up front what polkit will refuse.
  *
@@ -15,6 +23,7 @@
 #include "sr-bus.h"
 #include "sr-client-private.h"
 #include "sr-error.h"
+#include "sr-peer.h"
 
 G_DEFINE_FINAL_TYPE (SrClient, sr_client, G_TYPE_OBJECT)
 
@@ -44,16 +53,31 @@ set_policy (SrClient     *self,
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
+/* Whether the proxy still talks to the owner that was verified: it follows
+ * the name to a new owner by itself, before the client hears of it. */
+gboolean
+sr_client_owner_is_trusted (SrClient *self)
+{
+  g_autofree char *owner = NULL;
+
+  if (self->policy == NULL)
+    return FALSE;
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (self->policy));
+  return owner != NULL && g_strcmp0 (owner, self->trusted_owner) == 0;
+}
+
 static void
 on_properties_changed_cb (SrClient *self)
 {
-  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  if (sr_client_owner_is_trusted (self))
+    g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
 static void
 on_stored_state_cleared_cb (SrClient *self)
 {
-  g_signal_emit (self, signals[SIGNAL_STORED_STATE_CLEARED], 0);
+  if (sr_client_owner_is_trusted (self))
+    g_signal_emit (self, signals[SIGNAL_STORED_STATE_CLEARED], 0);
 }
 
 static void
@@ -73,11 +97,29 @@ adopt_policy (SrClient     *self,
 #define PROXY_FLAGS (G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START | \
                      G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES)
 
-/* The proxy is made on a worker thread. As the panel starts, its round
- * trips then overlap GTK's start-up and the building of the window,
- * instead of waiting for the main loop one after the other. Its signals
- * are still emitted on the main thread: the worker has no main context of
- * its own. */
+/* What the worker thread found: a proxy, and whether its owner is trusted. */
+typedef struct {
+  SrDBusPolicy *policy;   /* (owned) */
+  char *owner;            /* (owned) (nullable): the owner when the proxy was made */
+  GError *distrust;       /* (owned) (nullable): why that owner is not trusted */
+} Connection;
+
+static void
+connection_free (Connection *connection)
+{
+  g_object_unref (connection->policy);
+  g_free (connection->owner);
+  g_clear_error (&connection->distrust);
+  g_free (connection);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Connection, connection_free)
+
+/* The proxy is made, and its owner verified, on a worker thread. As the
+ * panel starts, their round trips then overlap GTK's start-up and the
+ * building of the window, instead of waiting for the main loop one after
+ * the other. The proxy's signals are still emitted on the main thread:
+ * the worker has no main context of its own. */
 static void
 connect_thread (GTask        *task,
                 gpointer      source,
@@ -87,11 +129,20 @@ connect_thread (GTask        *task,
   GError *error = NULL;
   SrDBusPolicy *policy = sr_dbus_policy_proxy_new_sync (task_data, PROXY_FLAGS, SR_BUS_NAME,
                                                         SR_OBJECT_PATH, cancellable, &error);
+  Connection *connection;
 
   if (policy == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, policy, g_object_unref);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  connection = g_new0 (Connection, 1);
+  connection->policy = policy;
+  connection->owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (policy));
+  if (connection->owner != NULL)
+    sr_peer_verify_sync (task_data, connection->owner, NULL, NULL, NULL, cancellable,
+                         &connection->distrust);
+  g_task_return_pointer (task, connection, (GDestroyNotify) connection_free);
 }
 
 static void on_connected_cb (GObject *source, GAsyncResult *result, gpointer user_data);
@@ -107,8 +158,17 @@ connect_to_policyd (SrClient *self)
   g_task_run_in_thread (task, connect_thread);
 }
 
+static void
+set_distrust (SrClient   *self,
+              const char *distrust)
+{
+  g_free (self->distrust);
+  self->distrust = g_strdup (distrust);
+}
+
 /* The proxy is taken if policyd was there, unless the name watch has since
- * said it went; if it came while the proxy was made, it is made again. */
+ * said it went; if it came while the proxy was made, it is made again. An
+ * owner that is not trusted is not taken, and the window says so. */
 static void
 on_connected_cb (GObject      *source,
                  GAsyncResult *result,
@@ -116,22 +176,41 @@ on_connected_cb (GObject      *source,
 {
   SrClient *self = SR_CLIENT (source);
   g_autoptr(GError) error = NULL;
-  g_autoptr(SrDBusPolicy) policy = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(Connection) connection = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *owner_now = NULL;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   self->connecting = FALSE;
-  if (policy != NULL && g_dbus_proxy_get_name_owner (G_DBUS_PROXY (policy)) != NULL &&
-      self->watch != WATCH_VANISHED)
-    adopt_policy (self, policy);
-  else if (policy != NULL && self->watch == WATCH_APPEARED)
+  if (connection != NULL)
+    owner_now = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (connection->policy));
+  if (connection != NULL && connection->distrust != NULL && self->watch != WATCH_VANISHED)
+    {
+      g_message ("Not trusting %s (%s): %s", SR_BUS_NAME, connection->owner,
+                 connection->distrust->message);
+      set_distrust (self, connection->distrust->message);
+      self->missing = FALSE;
+      set_policy (self, NULL);
+    }
+  else if (connection != NULL && connection->owner != NULL &&
+           g_strcmp0 (owner_now, connection->owner) == 0 && self->watch != WATCH_VANISHED)
+    {
+      g_free (self->trusted_owner);
+      self->trusted_owner = g_strdup (connection->owner);
+      set_distrust (self, NULL);
+      adopt_policy (self, connection->policy);
+    }
+  else if (connection != NULL && self->watch == WATCH_APPEARED)
     connect_to_policyd (self);
-  else if (policy == NULL)
+  else if (connection == NULL)
     {
       g_message ("Could not reach policyd: %s", error->message);
       self->missing = TRUE;
       g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
     }
+  /* Made again: what was held waits for that one. */
+  if (!self->connecting)
+    sr_client_release_held (self);
 }
 
 static void
@@ -160,6 +239,7 @@ on_name_vanished_cb (GDBusConnection *bus,
 
   self->watch = WATCH_VANISHED;
   self->missing = TRUE;
+  set_distrust (self, NULL);
   set_policy (self, NULL);
 }
 
@@ -189,12 +269,15 @@ sr_client_dispose (GObject *object)
   g_clear_object (&self->policy);
   g_clear_object (&self->bus);
   g_clear_object (&self->permissions);
+  g_clear_pointer (&self->trusted_owner, g_free);
+  g_clear_pointer (&self->distrust, g_free);
   G_OBJECT_CLASS (sr_client_parent_class)->dispose (object);
 }
 
 static void
 sr_client_finalize (GObject *object)
 {
+  g_clear_pointer (&SR_CLIENT (object)->held, g_ptr_array_unref);
   g_clear_object (&SR_CLIENT (object)->cancellable);
   G_OBJECT_CLASS (sr_client_parent_class)->finalize (object);
 }
@@ -226,6 +309,7 @@ static void
 sr_client_init (SrClient *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->held = g_ptr_array_new ();
   self->permissions = sr_permissions_new ();
   g_signal_connect_object (self->permissions, "changed", G_CALLBACK (sr_client_refresh),
                            self, G_CONNECT_SWAPPED);
@@ -257,6 +341,14 @@ gboolean
 sr_client_get_missing (SrClient *self)
 {
   return self->policy == NULL && self->missing;
+}
+
+/* Why the program that owns the service's name is not trusted (in
+ * English, for the log and the details), or NULL. */
+const char *
+sr_client_get_distrust (SrClient *self)
+{
+  return self->policy == NULL ? self->distrust : NULL;
 }
 
 /* Makes everything shown re-read what is in force: after a change the

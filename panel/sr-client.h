@@ -16,6 +16,7 @@ G_DECLARE_FINAL_TYPE (SrClient, sr_client, SR, CLIENT, GObject)
 SrClient     *sr_client_new                (void);
 gboolean      sr_client_get_connected      (SrClient            *self);
 gboolean      sr_client_get_missing        (SrClient            *self);
+const char   *sr_client_get_distrust       (SrClient            *self);
 void          sr_client_refresh            (SrClient            *self);
 SrDBusPolicy *sr_client_get_policy         (SrClient            *self);
 gboolean      sr_client_is_refused         (SrClient            *self,

@@ -1,6 +1,6 @@
 /* sr-panel-window.c: the settings window
  *
- * A thin frame: the header, the loading and unavailable states, the lock
+ * A thin frame: the header, the loading, unavailable and untrusted states, the lock
  * notice, the toasts, and a leaflet that goes from the settings to the
  * Apps subpage. The pages do the work; the client talks to policyd.
  *
@@ -213,7 +213,7 @@ void
 sr_panel_window_present_when_ready (SrPanelWindow *self)
 {
   if (gtk_widget_get_visible (GTK_WIDGET (self)) || sr_app_list_get_ready (self->apps) ||
-      sr_client_get_missing (self->client))
+      sr_client_get_missing (self->client) || sr_client_get_distrust (self->client) != NULL)
     {
       gtk_window_present (GTK_WINDOW (self));
       return;
@@ -233,11 +233,13 @@ on_client_changed_cb (SrPanelWindow *self)
 
   if (policy == NULL)
     {
+      gboolean distrust = sr_client_get_distrust (self->client) != NULL;
+
       /* Until the bus has answered, the window is still loading. */
-      if (!sr_client_get_missing (self->client))
+      if (!sr_client_get_missing (self->client) && !distrust)
         return;
       present_now (self);
-      sr_stack_show_only (self->status_stack, "missing");
+      sr_stack_show_only (self->status_stack, distrust ? "untrusted" : "missing");
       sr_stack_show_only (self->main_stack, "status");
       gtk_revealer_set_reveal_child (self->lock_banner, FALSE);
       return;

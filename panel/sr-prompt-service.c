@@ -11,11 +11,21 @@
  *     @declined_apps the apps unticked, @remember whether the user asked
  *     to remember (the prompt then sets login-restore to "always" or
  *     "never" through policyd itself, after replying). A reply can take
- *     minutes: call it without a timeout. An Ask while one is open shows
- *     the same window, and gets the same answer.
+ *     minutes: call it without a timeout. One Ask at a time: another
+ *     while one is open fails (Failed), and shows nothing.
  *   Close ()
  *     Closes the window, if one is open; a pending Ask is answered as
  *     Don't Restore.
+ *
+ * Only policyd may call them: the caller must be the connection that owns
+ * org.gnome.SessionRestore.Policy now, a host process of this user
+ * running the installed session-restore-policyd (sr-peer.c;
+ * SR_POLICYD_EXECUTABLE names another program, for uninstalled builds
+ * and tests). Anyone else could otherwise show the user a list of its own
+ * while policyd's apps were allowed unseen, or answer "declined" for the
+ * user with a Close; it gets NotAllowed, and nothing changes. Calls are
+ * verified on a worker thread, one after the other, and handled in the
+ * order they came: a Close right behind an Ask closes that Ask's window.
  *
  * The application is held while a prompt is open, and a little longer
  * while the choice is remembered.
@@ -27,6 +37,8 @@
 #include "config.h"
 
 #include "sr-bus.h"
+#include "sr-error.h"
+#include "sr-peer.h"
 #include "sr-prompt-service.h"
 #include "sr-prompt-window.h"
 
@@ -46,12 +58,16 @@ static const char prompt_xml[] =
   "</node>";
 
 typedef struct {
-  GtkApplication *app;          /* (unowned): owns this */
-  GDBusConnection *connection;  /* (owned) */
+  GtkApplication *app;            /* (unowned): owns this */
+  GDBusConnection *connection;    /* (owned) */
   guint registration_id;
-  GtkWindow *window;            /* (unowned) (nullable): while open */
-  GPtrArray *pending;           /* (owned) GDBusMethodInvocation, waiting */
-  GVariant *apps;               /* (owned) (nullable): of the first Ask */
+  GCancellable *cancellable;      /* (owned): cancelled as the service goes */
+  GQueue incoming;                /* (owned) GDBusMethodInvocation, in the order
+                                   * they came; the head is being verified */
+  GDBusMethodInvocation *asking;  /* (owned) (nullable): the Ask being answered */
+  char *asker;                    /* (owned) (nullable): its sender, policyd */
+  GVariant *apps;                 /* (owned) (nullable): its apps */
+  GtkWindow *window;              /* (unowned) (nullable): while shown */
 } Service;
 
 static void on_answered (gboolean restore, const char * const *declined, gboolean remember,
@@ -60,13 +76,21 @@ static void on_answered (gboolean restore, const char * const *declined, gboolea
 static void
 service_free (Service *self)
 {
+  const char *none[] = { NULL };
+  GDBusMethodInvocation *invocation;
+
+  g_cancellable_cancel (self->cancellable);
   /* Whoever waits is answered (Don't Restore) while we still can. */
   if (self->window != NULL)
     sr_prompt_window_dismiss (self->window);
+  else if (self->asking != NULL)
+    on_answered (FALSE, none, FALSE, self);
+  while ((invocation = g_queue_pop_head (&self->incoming)) != NULL)
+    g_dbus_method_invocation_return_error_literal (invocation, SR_ERROR, SR_ERROR_FAILED,
+                                                   "The prompt is going away");
   if (self->registration_id != 0)
     g_dbus_connection_unregister_object (self->connection, self->registration_id);
-  g_clear_pointer (&self->apps, g_variant_unref);
-  g_ptr_array_unref (self->pending);
+  g_object_unref (self->cancellable);
   g_object_unref (self->connection);
   g_free (self);
 }
@@ -94,19 +118,18 @@ on_answered (gboolean            restore,
              gpointer            user_data)
 {
   Service *self = user_data;
-  g_autoptr(GPtrArray) pending = g_steal_pointer (&self->pending);
+  g_autofree char *asker = g_steal_pointer (&self->asker);
 
-  self->pending = g_ptr_array_new_with_free_func (g_object_unref);
   self->window = NULL;
   g_clear_pointer (&self->apps, g_variant_unref);
-  for (guint i = 0; i < pending->len; i++)
-    g_dbus_method_invocation_return_value (g_object_ref (pending->pdata[i]),
-                                           g_variant_new ("(b^asb)", restore, declined, remember));
+  g_dbus_method_invocation_return_value (g_steal_pointer (&self->asking),
+                                         g_variant_new ("(b^asb)", restore, declined, remember));
 
+  /* Through the policyd that asked, as it is the one verified. */
   if (remember)
     {
       g_application_hold (G_APPLICATION (self->app));
-      g_dbus_connection_call (self->connection, SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME,
+      g_dbus_connection_call (self->connection, asker, SR_OBJECT_PATH, SR_INTERFACE_NAME,
                               "SetSetting",
                               g_variant_new ("(sv)", "login-restore",
                                              g_variant_new_string (restore ? "always" : "never")),
@@ -116,19 +139,6 @@ on_answered (gboolean            restore,
   g_application_release (G_APPLICATION (self->app));
 }
 
-typedef struct {
-  Service *service;
-  GtkApplication *app;   /* (owned): keeps the service alive */
-} LockQuery;
-
-static void
-show (Service  *self,
-      gboolean  can_remember)
-{
-  self->window = sr_prompt_window_new (self->app, self->apps, can_remember, on_answered, self);
-  gtk_window_present (self->window);
-}
-
 /* Whether login-restore is locked: then "Remember my choice" is hidden.
  * Unknown (policyd does not answer the property) counts as locked. */
 static void
@@ -136,7 +146,7 @@ on_locked_settings_cb (GObject      *source,
                        GAsyncResult *result,
                        gpointer      user_data)
 {
-  LockQuery *query = user_data;
+  Service *self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
                                                              result, &error);
@@ -144,6 +154,8 @@ on_locked_settings_cb (GObject      *source,
   g_autofree const char **locked = NULL;
   gboolean can_remember = FALSE;
 
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
   if (reply != NULL)
     {
       g_variant_get (reply, "(v)", &value);
@@ -156,12 +168,95 @@ on_locked_settings_cb (GObject      *source,
   else
     g_message ("Could not read the locked settings: %s", error->message);
 
-  if (query->service->window == NULL && query->service->pending->len > 0)
-    show (query->service, can_remember);
-  g_object_unref (query->app);
-  g_free (query);
+  /* Closed meanwhile: never shown. */
+  if (self->asking == NULL || self->window != NULL)
+    return;
+  self->window = sr_prompt_window_new (self->app, self->apps, can_remember, on_answered, self);
+  gtk_window_present (self->window);
 }
 
+static void
+handle_ask (Service               *self,
+            GDBusMethodInvocation *invocation)
+{
+  if (self->asking != NULL)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, SR_ERROR, SR_ERROR_FAILED,
+                                                     "A prompt is open already");
+      return;
+    }
+  g_application_hold (G_APPLICATION (self->app));
+  self->asking = invocation;
+  self->asker = g_strdup (g_dbus_method_invocation_get_sender (invocation));
+  self->apps = g_variant_get_child_value (g_dbus_method_invocation_get_parameters (invocation), 0);
+  g_dbus_connection_call (self->connection, self->asker, SR_OBJECT_PATH,
+                          "org.freedesktop.DBus.Properties", "Get",
+                          g_variant_new ("(ss)", SR_INTERFACE_NAME, "LockedSettings"),
+                          G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000,
+                          self->cancellable, on_locked_settings_cb, self);
+}
+
+static void
+handle_close (Service               *self,
+              GDBusMethodInvocation *invocation)
+{
+  const char *none[] = { NULL };
+
+  if (self->window != NULL)
+    sr_prompt_window_dismiss (self->window);
+  else if (self->asking != NULL)
+    on_answered (FALSE, none, FALSE, self);   /* not shown yet: never will be */
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void verify_next (Service *self);
+
+static void
+on_verified_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Service *self = user_data;
+  g_autoptr(GError) error = NULL;
+  GDBusMethodInvocation *invocation;
+
+  /* Cancelled: the service has gone, and answered the call. */
+  if (!sr_peer_verify_owner_finish (result, &error) &&
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  invocation = g_queue_pop_head (&self->incoming);
+  if (error != NULL)
+    {
+      g_message ("Refused %s from %s: %s", g_dbus_method_invocation_get_method_name (invocation),
+                 g_dbus_method_invocation_get_sender (invocation), error->message);
+      g_dbus_method_invocation_return_error (invocation, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                                             "Only the Session Restore service (%s) may use the "
+                                             "login prompt, and this caller is not it: %s",
+                                             SR_BUS_NAME, error->message);
+    }
+  else if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "Ask"))
+    handle_ask (self, invocation);
+  else
+    handle_close (self, invocation);
+  verify_next (self);
+}
+
+static void
+verify_next (Service *self)
+{
+  GDBusMethodInvocation *invocation = g_queue_peek_head (&self->incoming);
+
+  if (invocation == NULL)
+    return;
+  sr_peer_verify_owner_async (self->connection, SR_BUS_NAME,
+                              g_dbus_method_invocation_get_sender (invocation),
+                              sr_peer_expected_executable ("SR_POLICYD_EXECUTABLE",
+                                                           SR_POLICYD_EXECUTABLE),
+                              self->cancellable, on_verified_cb, self);
+}
+
+/* The invocation is ours until it is answered. */
 static void
 on_method_call (GDBusConnection       *connection,
                 const char            *sender,
@@ -173,39 +268,10 @@ on_method_call (GDBusConnection       *connection,
                 gpointer               user_data)
 {
   Service *self = user_data;
-  LockQuery *query;
 
-  if (g_str_equal (method_name, "Close"))
-    {
-      const char *none[] = { NULL };
-
-      if (self->window != NULL)
-        sr_prompt_window_dismiss (self->window);
-      else if (self->pending->len > 0)
-        on_answered (FALSE, none, FALSE, self);   /* not shown yet: never will be */
-      g_dbus_method_invocation_return_value (invocation, NULL);
-      return;
-    }
-
-  /* Ask. The reply comes from on_answered(); the invocation is ours. */
-  g_ptr_array_add (self->pending, invocation);
-  if (self->pending->len > 1)
-    {
-      if (self->window != NULL)
-        gtk_window_present (self->window);
-      return;
-    }
-  g_application_hold (G_APPLICATION (self->app));
-  self->apps = g_variant_get_child_value (parameters, 0);
-
-  query = g_new0 (LockQuery, 1);
-  query->service = self;
-  query->app = g_object_ref (self->app);
-  g_dbus_connection_call (connection, SR_BUS_NAME, SR_OBJECT_PATH,
-                          "org.freedesktop.DBus.Properties", "Get",
-                          g_variant_new ("(ss)", SR_INTERFACE_NAME, "LockedSettings"),
-                          G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
-                          on_locked_settings_cb, query);
+  g_queue_push_tail (&self->incoming, invocation);
+  if (self->incoming.length == 1)
+    verify_next (self);
 }
 
 static const GDBusInterfaceVTable vtable = {
@@ -225,7 +291,8 @@ sr_prompt_service_register (GtkApplication   *app,
   self = g_new0 (Service, 1);
   self->app = app;
   self->connection = g_object_ref (connection);
-  self->pending = g_ptr_array_new_with_free_func (g_object_unref);
+  self->cancellable = g_cancellable_new ();
+  g_queue_init (&self->incoming);
   self->registration_id = g_dbus_connection_register_object (connection, PROMPT_OBJECT_PATH,
                                                              info->interfaces[0], &vtable,
                                                              self, NULL, error);

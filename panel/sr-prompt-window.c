@@ -63,11 +63,20 @@ on_response_cb (AdwMessageDialog *dialog,
   answer (prompt, g_str_equal (response, "restore"));
 }
 
+/* Closed without an answer (a Close from policyd, the application going
+ * away): Don't Restore. The window's children are gone by now, so the
+ * boxes are not read: there is nothing to decline and nothing to
+ * remember. */
 static void
 on_destroy_cb (GtkWidget *window,
                Prompt    *prompt)
 {
-  answer (prompt, FALSE);
+  const char *none[] = { NULL };
+
+  if (prompt->done)
+    return;
+  prompt->done = TRUE;
+  prompt->answered (FALSE, none, FALSE, prompt->user_data);
 }
 
 /* Restore makes sense only with something ticked. */

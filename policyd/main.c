@@ -17,22 +17,25 @@
 
 #include "sr-bus.h"
 #include "sr-daemon.h"
+#include "sr-handover.h"
 #include "sr-settings.h"
 
 /* Exit statuses (session-restore-policyd(8)). A lost bus is a failure the
- * unit restarts from (Restart=on-failure); losing the name to another
- * instance, or finding it taken, is not something a restart mends
- * (RestartPreventExitStatus=). */
+ * unit restarts from (Restart=on-failure); finding the name taken is not
+ * something a restart mends (RestartPreventExitStatus=). An instance that
+ * hands over to a --replace exits on SIGTERM, with 0. */
 enum {
   SR_EXIT_OK = 0,
   SR_EXIT_FAILURE = 1,          /* the bus went away, or could not be reached */
   SR_EXIT_USAGE = 2,
-  SR_EXIT_NAME_TAKEN = 3,       /* replaced, or owned by another process */
+  SR_EXIT_NAME_TAKEN = 3,       /* owned by another process, not handed over */
 };
 
 typedef struct {
   GMainLoop *loop;          /* (owned) */
   SrDaemon *daemon;         /* (owned) */
+  gboolean replace;         /* --replace */
+  gboolean queued;          /* --replace: waiting for the old instance to go */
   gboolean acquired;
   int exit_status;
 } Context;
@@ -65,11 +68,29 @@ on_name_acquired_cb (GDBusConnection *bus,
 }
 
 static void
+on_closed_while_queued_cb (GDBusConnection *bus,
+                           gboolean         remote_peer_vanished,
+                           GError          *error,
+                           gpointer         user_data)
+{
+  Context *ctx = user_data;
+
+  /* GDBus reports no second lost name for a connection that closes while
+   * the name is still only queued for. */
+  if (ctx->acquired)
+    return;
+  g_printerr ("The connection to the bus was closed while waiting for %s\n", SR_BUS_NAME);
+  ctx->exit_status = SR_EXIT_FAILURE;
+  g_main_loop_quit (ctx->loop);
+}
+
+static void
 on_name_lost_cb (GDBusConnection *bus,
                  const char      *name,
                  gpointer         user_data)
 {
   Context *ctx = user_data;
+  g_autoptr(GError) error = NULL;
 
   /* GDBus reports a closed connection as a lost name with no bus. A
    * connection can close under policyd without anything of its own going
@@ -83,13 +104,25 @@ on_name_lost_cb (GDBusConnection *bus,
     }
   else if (ctx->acquired)
     {
-      g_message ("%s: replaced by another instance, exiting", name);
+      /* The name is not replaceable: nothing but policyd itself gives it up. */
+      g_warning ("%s: lost the name, exiting", name);
       ctx->exit_status = SR_EXIT_NAME_TAKEN;
     }
   else if (bus == NULL)
     {
       g_printerr ("Could not connect to the session bus\n");
       ctx->exit_status = SR_EXIT_FAILURE;
+    }
+  else if (ctx->replace && !ctx->queued)
+    {
+      /* GDBus reports "in the queue" as a lost name too; the name comes
+       * with name-acquired once the owner has gone (sr-handover.c). */
+      ctx->queued = TRUE;
+      g_signal_connect (bus, "closed", G_CALLBACK (on_closed_while_queued_cb), ctx);
+      if (sr_handover_ask_owner_to_go (bus, &error))
+        return;
+      g_printerr ("%s\n", error->message);
+      ctx->exit_status = SR_EXIT_NAME_TAKEN;
     }
   else
     {
@@ -253,9 +286,13 @@ main (int    argc,
   g_unix_signal_add (SIGTERM, on_terminate_cb, &ctx);
   g_unix_signal_add (SIGINT, on_terminate_cb, &ctx);
 
+  /* Never replaceable (sr-handover.c). Without --replace, a name taken is
+   * an error at once; with it, policyd queues for the name, and REPLACE
+   * takes it from an older policyd that still allowed replacement. */
+  ctx.replace = replace;
   owner_id = g_bus_own_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
-                             G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT |
-                             (replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE : 0),
+                             replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE
+                                     : G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
                              on_bus_acquired_cb, on_name_acquired_cb, on_name_lost_cb,
                              &ctx, NULL);
 

@@ -40,19 +40,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gio/gunixfdlist.h>
 
-#include "sr-app-id.h"
 #include "sr-caller.h"
 #include "sr-error.h"
 #include "sr-fd.h"
-
-#define FLATPAK_INFO_MAX (64 * 1024)
+#include "sr-process.h"
 
 /* When unique names appeared on the bus. Shared with the message filter,
  * which runs on GDBus's worker thread and may outlive the cache briefly:
@@ -346,119 +343,16 @@ sr_caller_cache_dup_all (SrCallerCache *self)
   return all;
 }
 
-char *
-sr_caller_parse_flatpak_info (const char  *data,
-                              gsize        len,
-                              GError     **error)
-{
-  g_autoptr(GKeyFile) info = g_key_file_new ();
-  g_autofree char *app_id = NULL;
-
-  if (!g_key_file_load_from_data (info, data, len, G_KEY_FILE_NONE, error))
-    return NULL;
-  app_id = g_key_file_get_string (info, "Application", "name", error);
-  if (app_id == NULL || !sr_app_id_validate (app_id, error))
-    return NULL;
-  return g_steal_pointer (&app_id);
-}
-
-/* AppArmor labels of snaps look like "snap.<snap>.<app> (enforce)". The app
- * id is "snap.<snap>", the part that names the package. */
-char *
-sr_caller_parse_snap_label (const char *label)
-{
-  const char *name, *end;
-  g_autofree char *app_id = NULL;
-
-  if (!g_str_has_prefix (label, "snap."))
-    return NULL;
-  name = label + strlen ("snap.");
-  end = name + strcspn (name, ". \n");
-  if (end == name)
-    return NULL;
-  app_id = g_strdup_printf ("snap.%.*s", (int) (end - name), name);
-  return sr_app_id_validate (app_id, NULL) ? g_steal_pointer (&app_id) : NULL;
-}
-
-static gboolean
-read_start_time (guint32   pid,
-                 guint64  *out_start_time,
-                 GError  **error)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%u/stat", pid);
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) fields = NULL;
-  const char *after_comm;
-
-  if (!g_file_get_contents (path, &contents, NULL, error))
-    return FALSE;
-
-  /* The command name may hold spaces and parentheses: skip past the last
-   * ')'. Field 22 (starttime) is then the 20th. */
-  after_comm = strrchr (contents, ')');
-  if (after_comm != NULL)
-    fields = g_strsplit (after_comm + 2, " ", 21);
-  if (fields == NULL || g_strv_length (fields) < 21)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED, "%s does not parse", path);
-      return FALSE;
-    }
-  *out_start_time = g_ascii_strtoull (fields[19], NULL, 10);
-  return TRUE;
-}
-
+/* The sandbox, as sr-process.c reads it. */
 static gboolean
 identify_flatpak (int        root_fd,
                   SrCaller  *caller,
                   GError   **error)
 {
-  g_autofree char *data = NULL;
-  g_autoptr(GError) local_error = NULL;
-  g_auto(SrFd) fd = -1;
-  struct stat st;
-  gssize n;
-
-  /* The caller controls its root: .flatpak-info may be a FIFO (whose open
-   * or read would block this thread), a device, or a directory. Open it
-   * without blocking and read it only if it is a regular file. */
-  fd = openat (root_fd, ".flatpak-info",
-               O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-      if (saved_errno == ENOENT)
-        return TRUE;
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "Could not read the caller's .flatpak-info: %s",
-                   g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                           "The caller's .flatpak-info is not a regular file");
-      return FALSE;
-    }
-
-  data = g_malloc (FLATPAK_INFO_MAX);
-  n = read (fd, data, FLATPAK_INFO_MAX);
-  if (n < 0 || n == FLATPAK_INFO_MAX)
-    {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                           "The caller's .flatpak-info could not be read whole");
-      return FALSE;
-    }
-
-  caller->app_id = sr_caller_parse_flatpak_info (data, n, &local_error);
-  if (caller->app_id == NULL)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "The caller's .flatpak-info names no valid app: %s",
-                   local_error->message);
-      return FALSE;
-    }
-  caller->kind = SR_CALLER_FLATPAK;
+  if (!sr_process_read_flatpak_app (root_fd, &caller->app_id, error))
+    return FALSE;
+  if (caller->app_id != NULL)
+    caller->kind = SR_CALLER_FLATPAK;
   return TRUE;
 }
 
@@ -470,62 +364,11 @@ identify_snap (guint32      pid,
                SrCaller    *caller,
                GError     **error)
 {
-  g_autofree char *path = g_strdup_printf ("/proc/%u/attr/current", pid);
-  g_autofree char *label = g_strdup (bus_label);
-  g_autoptr(GError) local_error = NULL;
-
-  /* Without an LSM, or with one that is not AppArmor, there is no snap
-   * label to find. */
-  if (label == NULL && !g_file_get_contents (path, &label, NULL, &local_error))
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
-          g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_INVAL))
-        return TRUE;
-      g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                   "Could not read the caller's security label: %s",
-                   local_error->message);
-      return FALSE;
-    }
-
-  if (!g_str_has_prefix (label, "snap."))
-    return TRUE;
-
-  caller->app_id = sr_caller_parse_snap_label (label);
-  if (caller->app_id == NULL)
-    {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                           "The caller's snap label names no valid app");
-      return FALSE;
-    }
-  caller->kind = SR_CALLER_SNAP;
+  if (!sr_process_read_snap_app (pid, bus_label, &caller->app_id, error))
+    return FALSE;
+  if (caller->app_id != NULL)
+    caller->kind = SR_CALLER_SNAP;
   return TRUE;
-}
-
-/* The pid a pidfd refers to, from /proc/self/fdinfo; 0 if it has exited. */
-static guint32
-pid_from_pidfd (int pidfd)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/self/fdinfo/%d", pidfd);
-  g_autofree char *contents = NULL;
-  const char *line;
-  gint64 pid;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return 0;
-  line = strstr (contents, "\nPid:");
-  if (line == NULL)
-    return 0;
-  pid = g_ascii_strtoll (line + strlen ("\nPid:"), NULL, 10);
-  return pid > 0 ? (guint32) pid : 0;
-}
-
-static gboolean
-pidfd_is_alive (int pidfd)
-{
-  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-  /* A pidfd becomes readable when its process exits. */
-  return poll (&pfd, 1, 0) == 0;
 }
 
 /* The executable's file name, for the list of programs that consult
@@ -534,18 +377,12 @@ pidfd_is_alive (int pidfd)
 static char *
 read_program (guint32 pid)
 {
-  g_autofree char *exe_path = g_strdup_printf ("/proc/%u/exe", pid);
   g_autofree char *comm_path = g_strdup_printf ("/proc/%u/comm", pid);
-  g_autofree char *target = g_file_read_link (exe_path, NULL);
+  g_autofree char *target = sr_process_read_executable (pid, NULL);
   g_autofree char *comm = NULL;
 
   if (target != NULL)
-    {
-      /* A replaced binary reads "/usr/bin/foo (deleted)". */
-      if (g_str_has_suffix (target, " (deleted)"))
-        target[strlen (target) - strlen (" (deleted)")] = '\0';
-      return g_path_get_basename (target);
-    }
+    return g_path_get_basename (target);
   if (g_file_get_contents (comm_path, &comm, NULL, NULL))
     return g_strstrip (g_steal_pointer (&comm));
   return g_strdup ("unknown");
@@ -582,7 +419,7 @@ sr_caller_identify (GVariant     *credentials,
   if (fds != NULL && g_variant_lookup (credentials, "ProcessFD", "h", &fd_index))
     {
       pidfd = g_unix_fd_list_get (fds, fd_index, NULL);
-      if (pidfd < 0 || (caller->pid = pid_from_pidfd (pidfd)) == 0)
+      if (pidfd < 0 || (caller->pid = sr_process_pid_from_pidfd (pidfd)) == 0)
         {
           g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                                "Cannot tell who is calling: the process that made the "
@@ -602,7 +439,7 @@ sr_caller_identify (GVariant     *credentials,
   g_variant_lookup (credentials, "LinuxSecurityLabel", "^ay", &bus_label);
 
   root_path = g_strdup_printf ("/proc/%u/root", caller->pid);
-  ok = read_start_time (caller->pid, &caller->start_time, error);
+  ok = sr_process_read_start_time (caller->pid, &caller->start_time, error);
   /* Without a pidfd, the pid is only what the bus saw at connect time: a
    * process that started after the connection appeared is not the one
    * that made it (its pid was reused). */
@@ -636,9 +473,9 @@ sr_caller_identify (GVariant     *credentials,
 
   /* What we read must still belong to the process that called. */
   if (ok && pidfd >= 0)
-    ok = pidfd_is_alive (pidfd);
+    ok = sr_process_pidfd_is_alive (pidfd);
   else if (ok)
-    ok = read_start_time (caller->pid, &start_time_after, NULL) &&
+    ok = sr_process_read_start_time (caller->pid, &start_time_after, NULL) &&
          start_time_after == caller->start_time;
 
   if (!ok)

@@ -50,11 +50,7 @@ SrCaller       *sr_caller_cache_lookup_finish (SrCallerCache       *self,
                                                GAsyncResult        *result,
                                                GError             **error);
 
-/* Exposed for tests: parse what identifies a sandboxed app. */
-char           *sr_caller_parse_flatpak_info (const char           *data,
-                                              gsize                 len,
-                                              GError              **error);
-char           *sr_caller_parse_snap_label   (const char           *label);
+/* Exposed for tests. */
 SrCaller       *sr_caller_identify           (GVariant             *credentials,
                                               GUnixFDList          *fds,
                                               gint64                appeared_ns,

@@ -501,6 +501,6 @@ sr_daemon_export (SrDaemon         *self,
   };
   self->fast_path = sr_fast_path_open (bus, &sources);
   self->maintenance = sr_maintenance_start (self->settings, self->stores, self->fast_path);
-  self->prompt = sr_prompt_new (bus, self->stores, decision_context, self);
+  self->prompt = sr_prompt_new (bus, self->stores, self->callers, decision_context, self);
   return TRUE;
 }

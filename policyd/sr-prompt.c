@@ -18,7 +18,16 @@
  *   the first check, or $SR_PROMPT_TIMEOUT): DENY "ask-timeout", and the
  *   prompt is told to Close;
  * - no prompt to ask (the name cannot be activated, or does not have the
- *   interface): DENY "ask-unavailable".
+ *   interface), or one that is not the login prompt: DENY "ask-unavailable".
+ *
+ * Whoever owns org.gnome.SessionRestore would be told every app id and
+ * would answer for the user. So the name is only used to start the
+ * prompt: its owner is then identified as policyd identifies its callers
+ * (sr-caller.c: a host process, not sandboxed) and must be of this user
+ * and run the installed session-restore-panel (sr-peer.c;
+ * SR_PROMPT_EXECUTABLE names another program, for uninstalled builds and
+ * tests). Ask and Close then go to that unique name, which no other
+ * connection can ever have; the well-known name may change hands meanwhile.
  *
  * Nothing here blocks: the listing and the prompt's reply arrive on the
  * main loop, which answers everything else meanwhile. When the settings
@@ -36,11 +45,12 @@
 #include <stdlib.h>
 
 #include "sr-error.h"
+#include "sr-peer.h"
 #include "sr-prompt.h"
 
 typedef enum {
   PROMPT_IDLE,      /* nobody has asked yet, or the last round was dropped */
-  PROMPT_LISTING,   /* listing the apps to show */
+  PROMPT_LISTING,   /* listing the apps to show, starting and verifying the prompt */
   PROMPT_ASKING,    /* the prompt's Ask call is out */
   PROMPT_SETTLED,   /* answered for good */
 } PromptState;
@@ -59,13 +69,19 @@ typedef struct {
 struct _SrPrompt {
   GDBusConnection *bus;          /* (owned) */
   SrStoreWorker *stores;         /* (owned) */
+  SrCallerCache *callers;        /* (owned) */
+  const char *executable;        /* (unowned): what the prompt must run */
   SrDecisionContextFunc decision_context;
   gpointer owner;                /* (unowned): outlives the prompt */
   guint timeout_secs;
 
   PromptState state;
   Round *round;                  /* (owned) (nullable): while listing or asking */
-  GCancellable *cancellable;     /* (owned) (nullable): the round's Ask */
+  GCancellable *cancellable;     /* (owned) (nullable): the round's calls */
+  GVariant *apps;                /* (owned) (nullable): the round's apps to show */
+  char *prompt_name;             /* (owned) (nullable): the unique name of the
+                                  * round's prompt, once known; asked only
+                                  * once verified */
   guint timeout_id;
   GPtrArray *waiting;            /* (owned) Waiting */
 
@@ -133,10 +149,13 @@ try_answer (SrPrompt *self,
   return TRUE;
 }
 
+/* Only the prompt that was asked is told: by its unique name. */
 static void
 close_prompt (SrPrompt *self)
 {
-  g_dbus_connection_call (self->bus, SR_PROMPT_BUS_NAME, SR_PROMPT_OBJECT_PATH,
+  if (self->prompt_name == NULL)
+    return;
+  g_dbus_connection_call (self->bus, self->prompt_name, SR_PROMPT_OBJECT_PATH,
                           SR_PROMPT_INTERFACE, "Close", NULL, NULL,
                           G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, NULL, NULL);
 }
@@ -149,6 +168,8 @@ end_round (SrPrompt *self)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->apps, g_variant_unref);
+  g_clear_pointer (&self->prompt_name, g_free);
   if (self->round != NULL)
     {
       self->round->prompt = NULL;
@@ -257,6 +278,141 @@ on_asked_cb (GObject      *source,
   settle (self, NULL, set);
 }
 
+/* A round's step is done: @error, if any, ends the round ("declined" for a
+ * prompt that went away, else "ask-unavailable"). Returns the prompt to go
+ * on with, or NULL. */
+static SrPrompt *
+step_done (Round        *round,
+           const GError *error)
+{
+  SrPrompt *self = round->prompt;
+
+  round_unref (round);
+  if (self == NULL || error == NULL)
+    return self;
+  g_message ("The login prompt did not answer: %s", error->message);
+  settle (self, is_unavailable (error) ? "ask-unavailable" : "declined", NULL);
+  return NULL;
+}
+
+/* Whether @caller, the owner of the prompt's name, is the login prompt. */
+static gboolean
+is_the_prompt (SrPrompt  *self,
+               SrCaller  *caller,
+               GError   **error)
+{
+  return sr_peer_check_identity (caller->uid,
+                                 caller->kind != SR_CALLER_HOST ? caller->app_id : NULL,
+                                 error) &&
+         sr_peer_check_executable (caller->pid, caller->start_time, self->executable, error);
+}
+
+static void
+on_prompt_identified_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  Round *round = user_data;
+  SrPrompt *self = round->prompt;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrCaller) caller = sr_caller_cache_lookup_finish (SR_CALLER_CACHE (source),
+                                                              result, &error);
+
+  /* The prompt keeps the round alive while it is its own. */
+  round_unref (round);
+  if (self == NULL)
+    return;
+  if (caller == NULL || !is_the_prompt (self, caller, &error))
+    {
+      g_warning ("Not asking %s (%s): it is not the login prompt: %s",
+                 SR_PROMPT_BUS_NAME, self->prompt_name, error->message);
+      settle (self, "ask-unavailable", NULL);
+      return;
+    }
+
+  self->state = PROMPT_ASKING;
+  /* The user may take minutes: no call timeout, the round has its own. */
+  g_dbus_connection_call (self->bus, self->prompt_name, SR_PROMPT_OBJECT_PATH, SR_PROMPT_INTERFACE,
+                          "Ask", g_variant_new_tuple (&self->apps, 1),
+                          G_VARIANT_TYPE ("(basb)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, G_MAXINT,
+                          self->cancellable, on_asked_cb, round_ref (self->round));
+}
+
+static void ask_owner (SrPrompt *self, gboolean started);
+
+static void
+on_started_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Round *round = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
+                                                             result, &error);
+  SrPrompt *self = step_done (round, error);
+
+  if (self != NULL)
+    ask_owner (self, TRUE);
+}
+
+static void
+start_prompt (SrPrompt *self)
+{
+  g_dbus_connection_call (self->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "StartServiceByName",
+                          g_variant_new ("(su)", SR_PROMPT_BUS_NAME, 0), G_VARIANT_TYPE ("(u)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, on_started_cb,
+                          round_ref (self->round));
+}
+
+typedef struct {
+  Round *round;        /* (owned) */
+  gboolean started;    /* the prompt was started for this round */
+} OwnerQuery;
+
+static void
+on_owner_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autofree OwnerQuery *query = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
+                                                             result, &error);
+  SrPrompt *self;
+
+  /* Not running (yet): start it, once. */
+  if (reply == NULL && !query->started &&
+      g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER))
+    {
+      if ((self = step_done (query->round, NULL)) != NULL)
+        start_prompt (self);
+      return;
+    }
+  self = step_done (query->round, error);
+  if (self == NULL)
+    return;
+  g_variant_get (reply, "(s)", &self->prompt_name);
+  sr_caller_cache_lookup_async (self->callers, self->prompt_name, on_prompt_identified_cb,
+                                round_ref (self->round));
+}
+
+/* The name may belong to anyone: it is asked nothing, the bus is asked
+ * who owns it. */
+static void
+ask_owner (SrPrompt *self,
+           gboolean  started)
+{
+  OwnerQuery *query = g_new0 (OwnerQuery, 1);
+
+  query->round = round_ref (self->round);
+  query->started = started;
+  g_dbus_connection_call (self->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetNameOwner",
+                          g_variant_new ("(s)", SR_PROMPT_BUS_NAME), G_VARIANT_TYPE ("(s)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, on_owner_cb, query);
+}
+
 static void
 on_listed_cb (GObject      *source,
               GAsyncResult *result,
@@ -309,12 +465,9 @@ on_listed_cb (GObject      *source,
         }
     }
 
-  self->state = PROMPT_ASKING;
-  /* The user may take minutes: no call timeout, the round has its own. */
-  g_dbus_connection_call (self->bus, SR_PROMPT_BUS_NAME, SR_PROMPT_OBJECT_PATH,
-                          SR_PROMPT_INTERFACE, "Ask", g_variant_new ("(a(sa{sv}))", &apps),
-                          G_VARIANT_TYPE ("(basb)"), G_DBUS_CALL_FLAGS_NONE, G_MAXINT,
-                          self->cancellable, on_asked_cb, round);
+  self->apps = g_variant_ref_sink (g_variant_builder_end (&apps));
+  round_unref (round);
+  ask_owner (self, FALSE);
 }
 
 static void
@@ -391,6 +544,7 @@ timeout_from_env (void)
 SrPrompt *
 sr_prompt_new (GDBusConnection       *bus,
                SrStoreWorker         *stores,
+               SrCallerCache         *callers,
                SrDecisionContextFunc  decision_context,
                gpointer               owner)
 {
@@ -398,6 +552,8 @@ sr_prompt_new (GDBusConnection       *bus,
 
   self->bus = g_object_ref (bus);
   self->stores = g_object_ref (stores);
+  self->callers = g_object_ref (callers);
+  self->executable = sr_peer_expected_executable ("SR_PROMPT_EXECUTABLE", SR_PANEL_EXECUTABLE);
   self->decision_context = decision_context;
   self->owner = owner;
   self->timeout_secs = timeout_from_env ();
@@ -420,6 +576,7 @@ sr_prompt_free (SrPrompt *self)
     }
   g_ptr_array_unref (self->waiting);
   g_clear_pointer (&self->declined, g_hash_table_unref);
+  g_object_unref (self->callers);
   g_object_unref (self->stores);
   g_object_unref (self->bus);
   g_free (self);

@@ -6,6 +6,7 @@
 
 #include <gio/gio.h>
 
+#include "sr-caller.h"
 #include "sr-decide.h"
 #include "sr-store-worker.h"
 
@@ -21,9 +22,11 @@ G_BEGIN_DECLS
 typedef struct _SrPrompt SrPrompt;
 
 /* @decision_context(@owner): the rules that answer the waiting checks
- * and choose the apps to show (sr-decide.c). */
+ * and choose the apps to show (sr-decide.c); @callers identifies the
+ * prompt. */
 SrPrompt *sr_prompt_new        (GDBusConnection       *bus,
                                 SrStoreWorker         *stores,
+                                SrCallerCache         *callers,
                                 SrDecisionContextFunc  decision_context,
                                 gpointer               owner);
 /* A host caller's CheckRestore that the rules answered SR_WHY_INTERACTIVE:

@@ -4,7 +4,18 @@ import signal
 import subprocess
 import xml.etree.ElementTree as ET
 
-from srtest import BUS_NAME, OBJECT_PATH, IFACE, POLICYD, SOURCE_DIR, SLOW, PolicydTestCase
+from srtest import (BUS_NAME, DENY, OBJECT_PATH, IFACE, POLICYD, PYTHON, SOURCE_DIR, SLOW, Gio,
+                    GLib, PolicydTestCase)
+
+# A program that owns a name (argv[1]) until it is terminated.
+HOLD_NAME = '''
+import sys
+from gi.repository import Gio, GLib
+loop = GLib.MainLoop()
+Gio.bus_own_name(Gio.BusType.SESSION, sys.argv[1], Gio.BusNameOwnerFlags.NONE, None,
+                 lambda *a: print('owned', flush=True), lambda *a: loop.quit())
+loop.run()
+'''
 
 
 class LifecycleTest(PolicydTestCase):
@@ -22,12 +33,43 @@ class LifecycleTest(PolicydTestCase):
         self.assertAlive()
 
     def test_replace_takes_over_and_old_one_exits(self):
+        # The old instance is asked to go (SIGTERM) and exits cleanly.
         first = self.s.policyd
         second = self.s.start_policyd('--replace', wait=False)
         self.s.wait_for_owner(second.pid)
-        self.assertEqual(first.wait(20 * SLOW), 3)
+        self.assertEqual(first.wait(20 * SLOW), 0)
         self.s.policyd = second
         self.assertAlive()
+        self.assertIn('Asked process', self.s.log())
+
+    def test_name_cannot_be_replaced(self):
+        # Whoever asks the bus for the name with REPLACE_EXISTING (flag 2)
+        # is only queued: policyd keeps it and keeps answering.
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Excluded', True)
+        other = self.s.session_bus.connect()
+        reply = other.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                'org.freedesktop.DBus', 'RequestName',
+                                GLib.Variant('(su)', (BUS_NAME, 2)), None,
+                                Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        self.assertEqual(reply, 2)      # DBUS_REQUEST_NAME_REPLY_IN_QUEUE
+        self.assertEqual(self.s.owner_pid(), self.s.policyd.pid)
+        self.assertEqual(self.s.check_save('org.example.Excluded'), (DENY, 'excluded'))
+        self.assertAlive()
+        other.close_sync(None)
+
+    def test_replace_leaves_another_program_alone(self):
+        # --replace takes over from policyd only: a program of another
+        # name holding the name is not signalled, and --replace fails.
+        self.assertEqual(self.s.stop_policyd(), 0)
+        holder = subprocess.Popen(
+            [PYTHON, '-c', HOLD_NAME, BUS_NAME], env=self.s.env, stdout=subprocess.PIPE, text=True)
+        self.addCleanup(holder.wait, 10)
+        self.addCleanup(holder.terminate)
+        self.assertEqual(holder.stdout.readline().strip(), 'owned')
+        replacing = self.s.start_policyd('--replace', wait=False)
+        self.assertEqual(replacing.wait(20 * SLOW), 3)
+        self.assertIn('not replacing it', self.s.log())
+        self.assertIsNone(holder.poll())
 
     def test_exits_when_bus_goes_away(self):
         # A failure, so that systemd's Restart=on-failure brings it back.

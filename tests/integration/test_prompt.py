@@ -9,8 +9,8 @@ import time
 import unittest
 
 from simulator import Simulator
-from srtest import (ALLOW, ASK, BUS_NAME, DENY, IFACE, LAUNCH, OBJECT_PATH, PYTHON, RESTORE,
-                    SOURCE_DIR, Gio, GLib, PolicydTestCase, now_us)
+from srtest import (ALLOW, ASK, BUS_NAME, DENY, IFACE, LAUNCH, NOBODY, OBJECT_PATH, PANEL, PYTHON,
+                    RESTORE, SOURCE_DIR, Gio, GLib, PolicydTestCase, now_us)
 
 PROMPT_NAME = 'org.gnome.SessionRestore'
 FAKE_PROMPT = os.path.join(SOURCE_DIR, 'tests', 'lib', 'fakeprompt.py')
@@ -20,11 +20,18 @@ APPS = ['org.example.Editor', 'org.example.Mail', 'org.example.Terminal']
 class PromptBase(PolicydTestCase):
     start = False
     prompt_timeout = 30
+    # The stand-in is this Python: policyd must take it for the prompt.
+    prompt_executable = os.path.realpath(PYTHON)
 
     def setUp(self):
         super().setUp()
-        self.config = os.path.join(self.s.root, 'prompt.json')
+        # Where the stand-in, whoever it runs as, can write its log.
+        self.prompt_dir = os.path.join(self.s.root, 'prompt')
+        os.makedirs(self.prompt_dir)
+        os.chmod(self.prompt_dir, 0o777)
+        self.config = os.path.join(self.prompt_dir, 'prompt.json')
         self.s.env['SR_PROMPT_TIMEOUT'] = str(self.prompt_timeout)
+        self.s.env['SR_PROMPT_EXECUTABLE'] = self.prompt_executable
         self.s.start_policyd()
         self.s.gsettings('set', 'login-restore', 'ask')
         self.s.wait_until(lambda: self.s.prop('LoginRestore') == 'ask', what='ask mode')
@@ -36,14 +43,29 @@ class PromptBase(PolicydTestCase):
 
     def prompt(self, **config):
         """The stand-in prompt, activatable, doing what @config says."""
-        with open(self.config, 'w') as f:
-            json.dump(config, f)
+        self.write_config(config)
         services = os.path.join(self.s.data_home, 'dbus-1', 'services')
         os.makedirs(services, exist_ok=True)
         with open(os.path.join(services, f'{PROMPT_NAME}.service'), 'w') as f:
             f.write(f'[D-BUS Service]\nName={PROMPT_NAME}\nExec={PYTHON} {FAKE_PROMPT} {self.config}\n')
         self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
                              'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+
+    def write_config(self, config):
+        with open(self.config, 'w') as f:
+            json.dump(config, f)
+        os.chmod(self.config, 0o644)
+
+    def start_prompt(self, command, **config):
+        """The stand-in prompt, started by @command (the stand-in's own
+        command line appended) instead of by the bus; once it owns the
+        name, policyd's StartServiceByName finds it running."""
+        self.write_config(config)
+        process = subprocess.Popen([*command, PYTHON, FAKE_PROMPT, self.config], env=self.s.env)
+        self.addCleanup(process.wait, 10)
+        self.addCleanup(process.terminate)
+        self.s.wait_for_name(self.s.bus, PROMPT_NAME)
+        return process
 
     def calls(self):
         try:
@@ -58,20 +80,13 @@ class PromptBase(PolicydTestCase):
 
 
 class PromptTest(PromptBase):
-    def sandboxed_check(self, app):
-        """CheckRestore "interactive" for @app from a Flatpak sandbox of
-        @app (bubblewrap with a .flatpak-info, as test_sandbox.py)."""
-        info = os.path.join(self.s.root, 'flatpak-info')
-        with open(info, 'w') as f:
-            f.write(f'[Application]\nname={app}\n')
-        bus_dir = os.path.dirname(self.s.session_bus.socket)
+    def sandboxed_check(self, app, about=None):
+        """CheckRestore "interactive" about @about (@app by default) from a
+        Flatpak sandbox of @app."""
         result = subprocess.run(
-            ['bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib',
-             '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin',
-             '--symlink', 'usr/sbin', '/sbin', '--ro-bind', '/etc', '/etc', '--proc', '/proc',
-             '--dev', '/dev', '--ro-bind', bus_dir, bus_dir, '--ro-bind', info, '/.flatpak-info',
-             'gdbus', 'call', '--session', '--dest', BUS_NAME, '--object-path', OBJECT_PATH,
-             '--method', f'{IFACE}.CheckRestore', app, '3', "{'interactive': <true>}"],
+            self.s.sandboxed_command(
+                app, 'gdbus', 'call', '--session', '--dest', BUS_NAME, '--object-path', OBJECT_PATH,
+                '--method', f'{IFACE}.CheckRestore', about or app, '3', "{'interactive': <true>}"),
             env=self.s.env, capture_output=True, text=True, timeout=30)
         return result.stdout.strip(), result.stderr.strip()
 
@@ -216,23 +231,46 @@ class PromptTest(PromptBase):
         # Not even once the user has answered for the host's apps.
         self.sim.login(APPS)
         self.assertEqual(self.sandboxed_check('org.example.Sandboxed'), ("(uint32 2, 'ask')", ''))
-        out, err = self.sandboxed_check_other()
+        out, err = self.sandboxed_check('org.example.Sandboxed', about=APPS[0])
         self.assertIn('NotAllowed', err)
 
-    def sandboxed_check_other(self):
-        info = os.path.join(self.s.root, 'flatpak-info')
-        with open(info, 'w') as f:
-            f.write('[Application]\nname=org.example.Sandboxed\n')
-        bus_dir = os.path.dirname(self.s.session_bus.socket)
-        result = subprocess.run(
-            ['bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib',
-             '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin',
-             '--symlink', 'usr/sbin', '/sbin', '--ro-bind', '/etc', '/etc', '--proc', '/proc',
-             '--dev', '/dev', '--ro-bind', bus_dir, bus_dir, '--ro-bind', info, '/.flatpak-info',
-             'gdbus', 'call', '--session', '--dest', BUS_NAME, '--object-path', OBJECT_PATH,
-             '--method', f'{IFACE}.CheckRestore', APPS[0], '3', "{'interactive': <true>}"],
-            env=self.s.env, capture_output=True, text=True, timeout=30)
-        return result.stdout.strip(), result.stderr.strip()
+    def test_sandboxed_prompt_is_not_asked(self):
+        # A Flatpak app that owns the prompt's name (as --own-name would
+        # let it) is told nothing and answers nothing.
+        source = os.path.realpath(SOURCE_DIR)
+        self.start_prompt(self.s.sandboxed_command(
+            'org.example.Evil', binds=['--bind', self.prompt_dir, self.prompt_dir,
+                                       '--ro-bind', source, source]),
+            answer=[True, [], False])
+        self.assertEqual(self.sim.login(APPS, timeout=20),
+                         {app: (DENY, 'ask-unavailable') for app in APPS})
+        self.assertEqual(self.asks(), [])
+        self.assertIn('runs in a sandbox, as the app org.example.Evil', self.s.log())
+
+    def test_another_users_prompt_is_not_asked(self):
+        self.start_prompt(NOBODY, answer=[True, [], False])
+        self.assertEqual(self.sim.login(APPS, timeout=20),
+                         {app: (DENY, 'ask-unavailable') for app in APPS})
+        self.assertEqual(self.asks(), [])
+        self.assertIn('runs as another user (uid 65534)', self.s.log())
+
+
+
+
+
+class NotThePanelTest(PromptBase):
+    """policyd expects the panel (SR_PROMPT_EXECUTABLE, as the harness
+    sets it: the build's): a host process of the user that is another
+    program is not asked either."""
+    prompt_executable = os.path.realpath(PANEL)
+
+    def test_another_program_is_not_asked(self):
+        self.prompt(answer=[True, [], False])
+        self.assertEqual(self.sim.login(APPS, timeout=20),
+                         {app: (DENY, 'ask-unavailable') for app in APPS})
+        self.assertEqual(self.asks(), [])
+        self.assertIn(f'it is {os.path.realpath(PYTHON)}, not {os.path.realpath(PANEL)}',
+                      self.s.log())
 
 
 class PromptTimeoutTest(PromptBase):

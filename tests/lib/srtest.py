@@ -8,6 +8,7 @@ and policyd itself. Nothing on the machine outside the temporary directory
 is read or written.
 """
 import os
+import platform
 import re
 import shutil
 import signal
@@ -24,6 +25,7 @@ from gi.repository import Gio, GLib  # noqa: E402
 BUILD_DIR = os.environ.get('SR_BUILD_DIR', os.path.join(os.path.dirname(__file__), '..', '..', 'build'))
 SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
+PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
 # GNOME's org.gnome.desktop.session with its "save-restore" switch, as
 # current GNOME desktops have it (tests/lib/fixtures/): in every Session
@@ -43,6 +45,11 @@ POLKITD = '/usr/lib/polkit-1/polkitd'
 # one-time initialisations); "possibly lost" is GLib's thread pools.
 VALGRIND = bool(os.environ.get('SR_VALGRIND'))
 VALGRIND_SUPPRESSIONS = '/usr/share/glib-2.0/valgrind/glib.supp'
+# What /proc says policyd runs, for the checks that expect it (sr-peer.c):
+# under valgrind, valgrind's tool.
+VALGRIND_ARCH = {'x86_64': 'amd64', 'aarch64': 'arm64'}.get(platform.machine(), platform.machine())
+POLICYD_EXECUTABLE = (f'/usr/libexec/valgrind/memcheck-{VALGRIND_ARCH}-linux' if VALGRIND
+                      else os.path.realpath(POLICYD))
 # Everything is slower under valgrind.
 SLOW = 5 if VALGRIND else 1
 NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
@@ -218,6 +225,10 @@ class Session:
             'LANG': 'C.UTF-8',
             # A critical warning in policyd is a bug: make it fail the test.
             'G_DEBUG': 'fatal-criticals',
+            # policyd and the login prompt trust each other only as these
+            # programs (sr-peer.c); the build's, not the installed ones.
+            'SR_PROMPT_EXECUTABLE': os.path.realpath(PANEL),
+            'SR_POLICYD_EXECUTABLE': POLICYD_EXECUTABLE,
         }
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
@@ -286,6 +297,20 @@ class Session:
         result = subprocess.run(['gsettings', 'set', schema, key, value], env=self.env,
                                 capture_output=True, text=True)
         return result.returncode != 0 and 'not writable' in result.stderr
+    def sandboxed_command(self, app_id, *command, binds=()):
+        """@command, run inside a sandbox as Flatpak makes one for @app_id
+        (bubblewrap, with a .flatpak-info at its root), with the session
+        bus and the extra bwrap arguments @binds."""
+        info = os.path.join(self.root, f'flatpak-info-{app_id}')
+        with open(info, 'w') as f:
+            f.write(f'[Application]\nname={app_id}\n')
+        bus_dir = os.path.dirname(self.session_bus.socket)
+        return ['bwrap', '--die-with-parent', '--ro-bind', '/usr', '/usr',
+                '--symlink', 'usr/lib', '/lib',
+                '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin',
+                '--symlink', 'usr/sbin', '/sbin', '--ro-bind', '/etc', '/etc', '--proc', '/proc',
+                '--dev', '/dev', '--ro-bind', bus_dir, bus_dir, *binds,
+                '--ro-bind', info, '/.flatpak-info', *command]
 
     # -- polkit ------------------------------------------------------------
 

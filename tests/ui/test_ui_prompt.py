@@ -10,10 +10,12 @@ import os
 import time
 
 from simulator import Simulator
-from srtest import ALLOW, DENY, Gio, now_us
+from srtest import ALLOW, DENY, ERROR, Gio, GLib, now_us, remote_error
 from uitest import APPS, PANEL, Atspi, PanelTestCase
 
 PROMPT_NAME = 'org.gnome.SessionRestore'
+PROMPT_PATH = '/org/gnome/SessionRestore/Prompt'
+PROMPT_IFACE = 'org.gnome.SessionRestore.Prompt'
 HEADING = 'Restore Apps From Your Last Session?'
 
 
@@ -63,20 +65,24 @@ class PromptCase(PanelTestCase):
                                           'payload': b''}}
         self.sim.write_back()
 
-    def open_prompt(self):
-        """A login of the three apps; returns it once the prompt shows."""
-        login = self.sim.start_login(sorted(APPS))
+    def wait_for_prompt(self, role='label', name=HEADING):
+        """Until the prompt, activated by the bus, shows @name."""
         deadline = time.monotonic() + 30
         while True:
             self.s.wait_until(lambda: True, timeout=0.2)
             try:
-                type(self).app = super().wait_for_app(timeout=1)
-                if self.find_all('label', HEADING):
-                    break
+                type(self).app = PanelTestCase.wait_for_app(timeout=1)
+                if self.find_all(role, name):
+                    return
             except AssertionError:
                 pass
             if time.monotonic() > deadline:
                 raise AssertionError('the prompt did not show')
+
+    def open_prompt(self):
+        """A login of the three apps; returns it once the prompt shows."""
+        login = self.sim.start_login(sorted(APPS))
+        self.wait_for_prompt()
         self.assertEqual(login.answers, {})
         return login
 
@@ -96,6 +102,29 @@ class PromptCase(PanelTestCase):
 
     def answer(self, login):
         return login.wait(30)
+
+    def call_prompt(self, bus, method, params=None):
+        """A call to the prompt on @bus; the D-Bus error name it failed
+        with, or None."""
+        try:
+            bus.call_sync(PROMPT_NAME, PROMPT_PATH, PROMPT_IFACE, method, params, None,
+                          Gio.DBusCallFlags.NO_AUTO_START, 10000, None)
+        except GLib.Error as e:
+            return remote_error(e) or e.message
+        return None
+
+    def prompt_went_cleanly(self):
+        """Once its window has gone, the prompt leaves the bus (nothing holds
+        the application), having said nothing critical: a critical warning
+        would have been its last words."""
+        def has_owner():
+            return self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                        'org.freedesktop.DBus', 'NameHasOwner',
+                                        GLib.Variant('(s)', (PROMPT_NAME,)), None,
+                                        Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        self.wait_until(lambda: not has_owner(), 'the prompt to leave the bus', timeout=20)
+        with open(os.path.join(self.s.root, 'prompt-panel.log')) as f:
+            self.assertNotIn('CRITICAL', f.read())
 
 
 
@@ -142,3 +171,28 @@ class PromptTest(PromptCase):
         self.assertTrue(self.has_state(check, Atspi.StateType.FOCUSABLE))
         self.key('Escape')
         self.assertEqual(self.answer(login), {app: (DENY, 'declined') for app in APPS})
+
+    def test_6_other_programs_cannot_answer(self):
+        # Another program of the user (this test's connection), not the
+        # owner of the policy's name: its Close does not answer for the
+        # user, and its Ask shows nothing.
+        login = self.open_prompt()
+        self.assertEqual(self.call_prompt(self.s.bus, 'Close'), ERROR + 'NotAllowed')
+        evil = GLib.Variant('(a(sa{sv}))', ([('org.example.Evil', {})],))
+        self.assertEqual(self.call_prompt(self.s.bus, 'Ask', evil), ERROR + 'NotAllowed')
+        self.assertEqual(self.prompts(), 1)
+        self.assertEqual(self.find_all('check box', 'org.example.Evil'), [])
+        self.assertEqual(login.answers, {})
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
+
+    def test_7_closed_by_policyd(self):
+        # Switching everything off answers the waiting apps: policyd closes
+        # the prompt, which goes without a critical warning (the prompt
+        # runs with G_DEBUG=fatal-criticals, as every test program does).
+        login = self.open_prompt()
+        self.addCleanup(self.s.gsettings, 'set', 'enabled', 'true')
+        self.s.set_setting('enabled', GLib.Variant('b', False))
+        self.assertEqual(self.answer(login), {app: (DENY, 'disabled') for app in APPS})
+        self.gone('label', HEADING, timeout=20)
+        self.prompt_went_cleanly()

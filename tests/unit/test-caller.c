@@ -18,6 +18,7 @@
 
 #include "sr-caller.h"
 #include "sr-error.h"
+#include "sr-process.h"
 
 static void
 test_caller_started_after (void)
@@ -144,23 +145,23 @@ test_flatpak_info (void)
   g_autofree char *app = NULL;
   const char *good = "[Application]\nname=org.example.App\nruntime=runtime/x\n";
 
-  app = sr_caller_parse_flatpak_info (good, strlen (good), &error);
+  app = sr_process_parse_flatpak_info (good, strlen (good), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (app, ==, "org.example.App");
 
-  g_assert_null (sr_caller_parse_flatpak_info ("[Runtime]\n", 10, NULL));
-  g_assert_null (sr_caller_parse_flatpak_info ("[Application]\nname=../x\n", 24, NULL));
-  g_assert_null (sr_caller_parse_flatpak_info ("\x01\x02", 2, NULL));
+  g_assert_null (sr_process_parse_flatpak_info ("[Runtime]\n", 10, NULL));
+  g_assert_null (sr_process_parse_flatpak_info ("[Application]\nname=../x\n", 24, NULL));
+  g_assert_null (sr_process_parse_flatpak_info ("\x01\x02", 2, NULL));
 }
 
 static void
 test_snap_label (void)
 {
-  g_autofree char *a = sr_caller_parse_snap_label ("snap.firefox.firefox (enforce)\n");
-  g_autofree char *b = sr_caller_parse_snap_label ("snap.code.code (complain)");
-  g_autofree char *c = sr_caller_parse_snap_label ("unconfined\n");
-  g_autofree char *d = sr_caller_parse_snap_label ("snap..x");
-  g_autofree char *e = sr_caller_parse_snap_label ("snap-update-ns.firefox (enforce)");
+  g_autofree char *a = sr_process_parse_snap_label ("snap.firefox.firefox (enforce)\n");
+  g_autofree char *b = sr_process_parse_snap_label ("snap.code.code (complain)");
+  g_autofree char *c = sr_process_parse_snap_label ("unconfined\n");
+  g_autofree char *d = sr_process_parse_snap_label ("snap..x");
+  g_autofree char *e = sr_process_parse_snap_label ("snap-update-ns.firefox (enforce)");
 
   g_assert_cmpstr (a, ==, "snap.firefox");
   g_assert_cmpstr (b, ==, "snap.code");
