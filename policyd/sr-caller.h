@@ -7,6 +7,8 @@
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 
+#include "sr-bus-sockets.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -58,6 +60,7 @@ char           *sr_caller_parse_snap_label   (const char           *label);
 SrCaller       *sr_caller_identify           (GVariant             *credentials,
                                               GUnixFDList          *fds,
                                               gint64                appeared_ns,
+                                              const SrBusSockets   *bus_sockets,
                                               GError              **error);
 gboolean        sr_caller_started_after      (guint64               start_time,
                                               gint64                appeared_ns,
