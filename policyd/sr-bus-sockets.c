@@ -284,7 +284,8 @@ sr_bus_sockets_held_by (const SrBusSockets  *self,
 
   g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                "Cannot tell who is calling: process %u holds no connection to the bus%s "
-               "(another process may have made it, and exited, leaving it its pid)", pid,
-               entry != NULL ? " among its first files" : "");
+               "that policyd can see (another process may have made the connection, and "
+               "exited, leaving it its pid; or its sockets are in another network namespace)",
+               pid, entry != NULL ? " among its first files" : "");
   return FALSE;
 }

@@ -269,6 +269,24 @@ class ConnectedBeforePolicydTest(PolicydTestCase):
         self.assertEqual(self.s.gsettings_value('excluded-apps'), ['org.example.Other'])
 
 
+class HostCallerSocketsTest(PolicydTestCase):
+    """Without ProcessFD, a host caller must hold a connection to the bus
+    that policyd can see: one whose sockets are in another network
+    namespace cannot be checked, and is refused (README, help)."""
+
+    def test_host_caller_in_another_network_namespace(self):
+        if os.getuid() != 0 or not shutil.which('unshare'):
+            self.skipTest('needs root and unshare for a network namespace')
+        command = ['gdbus', 'call', '--session', '--dest', BUS_NAME, '--object-path',
+                   OBJECT_PATH, '--method', f'{IFACE}.CheckSave', 'org.example.Other']
+        result = subprocess.run(['unshare', '--net', *command], env=self.s.env,
+                                capture_output=True, text=True)
+        self.assertIn('org.gnome.SessionRestore.Error.NotAllowed', result.stderr)
+        self.assertIn('holds no connection to the bus that policyd can see', result.stderr)
+        result = subprocess.run(command, env=self.s.env, capture_output=True, text=True)
+        self.assertEqual(result.stdout.strip(), "(uint32 1, 'allowed')", result.stderr)
+
+
 # Issue 13, D, and issue 22, 4: a connection is identified at its first
 # call, from the pid the bus recorded when it connected (dbus-daemon 1.14
 # gives no pidfd). A sandboxed process connects, forks and exits; its child
@@ -497,7 +515,7 @@ class PidReuseTest(unittest.TestCase):
         self.run_scenario('loaded', None)
 
     def test_reused_pid_while_policyd_gets_no_cpu(self):
-        self.run_scenario('starved', 'holds no connection to the bus')
+        self.run_scenario('starved', 'holds no connection to the bus that policyd can see')
 
     def test_reused_pid_before_the_connection_authenticates(self):
         self.run_scenario('late-auth', 'holds no connection to the bus')

@@ -56,6 +56,27 @@ boottime_now (void)
   return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A child process that holds nothing but its own files. */
+static GPid
+spawn_sleeper (void)
+{
+  const char *argv[] = { "sleep", "30", NULL };
+  GPid child;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &child, NULL));
+  return child;
+}
+
+static void
+kill_and_reap (GPid child)
+{
+  kill (child, SIGKILL);
+  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
+  g_spawn_close_pid (child);
+}
+
 static GVariant *
 credentials (guint32     pid,
              const char *label,
@@ -85,7 +106,6 @@ test_caller_identify (void)
   gint64 before_child;
   GPid child;
   int pidfd;
-  const char *argv[] = { "sleep", "30", NULL };
 
   /* This process started before now: it is a host caller. */
   creds = credentials (getpid (), NULL, -1);
@@ -108,9 +128,7 @@ test_caller_identify (void)
   /* A process that started after the connection appeared (a reused pid). */
   before_child = boottime_now ();
   g_usleep (30000);   /* three ticks at 100 Hz */
-  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
-                                NULL, NULL, &child, NULL));
+  child = spawn_sleeper ();
   creds = credentials (child, NULL, -1);
   caller = sr_caller_identify (creds, NULL, before_child, NULL, &error);
   g_assert_null (caller);
@@ -129,9 +147,7 @@ test_caller_identify (void)
    * pid (which another process may have now). */
   pidfd = (int) syscall (SYS_pidfd_open, child, 0);
   g_assert_cmpint (pidfd, >=, 0);
-  kill (child, SIGKILL);
-  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
-  g_spawn_close_pid (child);
+  kill_and_reap (child);
   fds = g_unix_fd_list_new_from_array (&pidfd, 1);
   creds = credentials (getpid (), NULL, 0);
   caller = sr_caller_identify (creds, fds, boottime_now (), NULL, &error);
@@ -155,7 +171,6 @@ test_caller_identify_pinned_or_holding (void)
   g_auto(SrFd) listener = -1;
   g_auto(SrFd) client = -1;
   g_auto(SrFd) accepted = -1;
-  const char *argv[] = { "sleep", "30", NULL };
   gint64 before_child, appeared;
   GPid child;
   int pidfd;
@@ -182,9 +197,7 @@ test_caller_identify_pinned_or_holding (void)
   /* A process that started before the connection appeared, but holds no
    * connection to the bus: it took the pid of the one that connected. */
   before_child = boottime_now ();
-  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
-                                NULL, NULL, &child, NULL));
+  child = spawn_sleeper ();
   g_usleep (30000);   /* three ticks at 100 Hz */
   appeared = boottime_now ();
   creds = credentials (child, NULL, -1);
@@ -216,9 +229,7 @@ test_caller_identify_pinned_or_holding (void)
   g_assert_no_error (error);
   g_clear_pointer (&caller, sr_caller_unref);
 
-  kill (child, SIGKILL);
-  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
-  g_spawn_close_pid (child);
+  kill_and_reap (child);
 }
 
 static void
