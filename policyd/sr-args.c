@@ -1,10 +1,11 @@
-/* sr-args.c: each method's arguments, checked before the caller is
+/* sr-args.c: each method's arguments, checked before polkit is asked
  *
- * The gate's first step (sr-gate.c), named per method in the table of
+ * The gate's third step (sr-gate.c), named per method in the table of
  * sr-daemon.c: app ids that are valid, settings keys that exist with a
  * value of their type and range, and that the administrator has not
- * locked. A refusal here is InvalidArgs or Locked, and comes before
- * polkit is asked; nothing is changed. The method then runs with the
+ * locked. A refusal here is InvalidArgs or Locked; it comes after the
+ * sandbox rule (a sandboxed caller learns nothing from it about other
+ * apps or the locks) and before polkit is asked; nothing is changed. The method then runs with the
  * settings of its own time (a change may land while polkit answers),
  * and checks again what it must.
  *

@@ -11,22 +11,55 @@
  * Identification fails closed: a process whose root or security label
  * cannot be read is not assumed to be unsandboxed.
  *
- * The bus tells the pid it saw when the connection was made. Where it also
- * gives a pidfd (ProcessFD), that pins that very process; one whose process
- * has exited is refused. dbus-daemon 1.14 gives no pidfd: a sandboxed process
- * could connect, fork, exit, and leave its socket to a child; once a host
- * process reused the pid, the child's first call would be taken for that
- * host process (issue 13, D). So the cache notes when each unique name
- * appeared on the bus (CLOCK_BOOTTIME, in a message filter, as the
- * NameOwnerChanged signal is read, before any call from that name can be
- * handled), and a process that started after its connection appeared is
- * refused: it cannot be the one that connected. Start times are in clock
- * ticks (10 ms): one in the same tick as the appearance is taken as
- * before it (a C client connects within a few ms of starting; reusing a
- * pid within the same 10 ms would take cycling through the whole pid
- * space in that time). Names that appeared before the cache started are taken to have
- * appeared when it started: a pid reused before policyd started (it is
- * D-Bus activated) is not told apart.
+ * Which process called. The bus tells the pid of the process that called
+ * connect(2) for the connection (SO_PEERCRED: taken then, not when the
+ * connection authenticated or appeared on the bus) and, where it can, a
+ * pidfd for that process (ProcessFD: dbus-daemon 1.15.8 and later on a
+ * kernel with SO_PEERPIDFD, recent dbus-broker; not Debian 12's 1.14).
+ *
+ * With ProcessFD: exact. The pidfd pins that very process; what policyd
+ * reads of it (its root, its label, its executable) is checked to belong
+ * to it still afterwards, and if it has exited the caller is refused:
+ * whoever holds its socket now cannot be told.
+ *
+ * Without ProcessFD, the pid may have gone to another process: a sandboxed
+ * process connects, hands its socket to a child and exits, a host process
+ * gets the pid, the child calls (issue 13, D). A process is then taken for
+ * the one that connected only if
+ *
+ *   1. it started no later than the connection appeared on the bus, as
+ *      far as policyd can tell: when policyd read the name's
+ *      NameOwnerChanged (in a message filter on GDBus's worker thread,
+ *      before any call from that name is handled), or, for a name that
+ *      appeared before the bus took policyd's subscription (every
+ *      connection made before policyd started, such as the call that
+ *      activated it), when the bus confirmed the subscription, or before
+ *      that, the moment of the lookup. Start times are in clock ticks
+ *      (10 ms): one in the same tick counts as before (a client connects
+ *      within a few ms of starting; reusing a pid within the same 10 ms
+ *      would take cycling through the whole pid space). A time that could
+ *      not be read counts as after: refused; and
+ *   2. taken for a host process, it holds a connection to the bus itself
+ *      (sr-bus-sockets.c: a socket whose peer was accepted on the bus's
+ *      listening socket).
+ *
+ * Rule 1 alone did not hold (issue 22, 4): the time is when policyd read
+ * the signal, late when policyd gets no CPU for a while; and a connection
+ * appears only once it has authenticated, which its owner may put off for
+ * the bus's auth_timeout (240 s on the session bus) after connect(2), long
+ * enough to have its pid reused first. Rule 2 depends on no time. What a
+ * bus without ProcessFD still leaves open: a process that got the pid
+ * before the connection appeared (or before policyd read that it had),
+ * and that holds a connection to the bus of its own, is taken for the one
+ * that connected; a sandboxed process whose pid went to another app's
+ * sandboxed process is told apart by rule 1 only; a host process whose
+ * socket is in another network namespace than policyd's cannot be seen,
+ * and is refused. Where the kernel's socket table cannot be read (no
+ * unix_diag), rule 2 is not applied, and policyd says so at start.
+ * A Flatpak app normally reaches the bus through xdg-dbus-proxy, whose
+ * process is the one the bus sees and outlives the connection; only an
+ * app given the bus's socket itself (--socket=session-bus) connects
+ * directly.
  *
  * A snap is told by the security label the bus took when the connection
  * was made (LinuxSecurityLabel), where it gives one, not by the label the
@@ -46,18 +79,29 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "sr-app-id.h"
+#include "sr-bus-sockets.h"
 #include "sr-caller.h"
 #include "sr-error.h"
 #include "sr-fd.h"
 #include "sr-process.h"
 
+/* A time that could not be read (CLOCK_BOOTTIME failed). */
+#define TIME_UNKNOWN G_GINT64_CONSTANT (-1)
+/* Appearances.watching before the bus has confirmed the watch. */
+#define NOT_YET_WATCHING G_MININT64
+
 /* When unique names appeared on the bus. Shared with the message filter,
- * which runs on GDBus's worker thread and may outlive the cache briefly:
- * refcounted. */
+ * which runs on GDBus's worker thread and may outlive the cache briefly,
+ * and with the round trip that confirms the watch: refcounted. */
 typedef struct {
   GMutex lock;
-  GHashTable *names;         /* unique name → gint64 CLOCK_BOOTTIME ns */
-  gint64 started;            /* CLOCK_BOOTTIME ns before the filter was added */
+  GHashTable *names;         /* unique name → gint64 CLOCK_BOOTTIME ns, or
+                              * TIME_UNKNOWN */
+  gint64 watching;           /* CLOCK_BOOTTIME ns by which the bus was known
+                              * to send policyd every new name
+                              * (NameOwnerChanged), TIME_UNKNOWN, or
+                              * NOT_YET_WATCHING */
 } Appearances;
 
 struct _SrCallerCache {
@@ -69,6 +113,8 @@ struct _SrCallerCache {
   guint name_owner_changed_id;
   Appearances *appearances;  /* (owned) */
   guint filter_id;
+  SrBusSockets *bus_sockets; /* (owned) (nullable): NULL where the kernel's
+                              * socket table cannot be read */
   GHashTable *lookups;       /* (owned) sender → (owned) GPtrArray of the
                               * GTasks waiting for its identification: one
                               * question to the bus per connection, however
@@ -113,13 +159,15 @@ sr_caller_may_ask_about (const SrCaller *caller,
          (app_id != NULL && g_strcmp0 (caller->app_id, app_id) == 0);
 }
 
+/* CLOCK_BOOTTIME in ns, or TIME_UNKNOWN, which every process is taken
+ * to have started after. */
 static gint64
 boottime_ns (void)
 {
   struct timespec ts;
 
   if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
-    return G_MAXINT64;   /* unknown: everything started before it */
+    return TIME_UNKNOWN;
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
@@ -173,12 +221,12 @@ note_appearances_filter (GDBusConnection *bus,
   return message;
 }
 
-/* When @sender appeared on the bus (CLOCK_BOOTTIME ns). A name that
- * appeared before the cache started has no time noted: it appeared no
- * later than the start, which is taken instead. That refuses every process
- * that started after policyd did, but not a pid reused before policyd
- * started (say, before it was activated): that is beyond what a bus
- * without ProcessFD lets us tell. */
+/* A time by which @sender had appeared on the bus (CLOCK_BOOTTIME ns),
+ * the earliest policyd knows, or TIME_UNKNOWN. Called once the bus has
+ * answered a question about @sender, so that its NameOwnerChanged, if the
+ * bus sent one, has been read. A name without one appeared before the bus
+ * watched for policyd: by the time that watch was confirmed, or, before
+ * that, by now. */
 static gint64
 appeared (SrCallerCache *self,
           const char    *sender)
@@ -189,9 +237,32 @@ appeared (SrCallerCache *self,
 
   g_mutex_lock (&appearances->lock);
   when = g_hash_table_lookup (appearances->names, sender);
-  result = when != NULL ? *when : appearances->started;
+  result = when != NULL ? *when : appearances->watching;
   g_mutex_unlock (&appearances->lock);
-  return result;
+  return result != NOT_YET_WATCHING ? result : boottime_ns ();
+}
+
+/* The bus answers in order: once it has answered this, it has taken
+ * policyd's NameOwnerChanged subscription, sent before it, and every name
+ * that appears from then on is noted by the filter. */
+static void
+on_watching_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Appearances *appearances = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  gint64 now = boottime_ns ();
+
+  /* Without an answer the watch is not confirmed: "now" stays the bound. */
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  if (reply != NULL)
+    {
+      g_mutex_lock (&appearances->lock);
+      appearances->watching = now;
+      g_mutex_unlock (&appearances->lock);
+    }
+  appearances_unref (appearances);
 }
 
 /* The decision, exposed for tests: whether a process that started at
@@ -258,6 +329,7 @@ sr_caller_cache_finalize (GObject *object)
   g_mutex_clear (&self->lock);
   g_object_unref (self->bus);
   appearances_unref (self->appearances);
+  g_clear_pointer (&self->bus_sockets, sr_bus_sockets_free);
 
   G_OBJECT_CLASS (sr_caller_cache_parent_class)->finalize (object);
 }
@@ -286,18 +358,39 @@ sr_caller_cache_init (SrCallerCache *self)
                                          (GDestroyNotify) g_ptr_array_unref);
 }
 
+/* The kernel's view of who holds a connection to @bus, or NULL. */
+static SrBusSockets *
+bus_sockets_for (GDBusConnection *bus)
+{
+  GIOStream *stream = g_dbus_connection_get_stream (bus);
+  g_autoptr(GError) error = NULL;
+  SrBusSockets *sockets = NULL;
+
+  if (G_IS_SOCKET_CONNECTION (stream))
+    sockets = sr_bus_sockets_new (g_socket_get_fd (g_socket_connection_get_socket (
+                                    G_SOCKET_CONNECTION (stream))), &error);
+  else
+    g_set_error_literal (&error, SR_ERROR, SR_ERROR_FAILED,
+                         "The connection to the bus is not a socket");
+  if (sockets == NULL)
+    g_warning ("Callers are identified without checking that they hold their connection "
+               "to the bus: %s", error->message);
+  return sockets;
+}
+
 SrCallerCache *
 sr_caller_cache_new (GDBusConnection *bus)
 {
   SrCallerCache *self = g_object_new (SR_TYPE_CALLER_CACHE, NULL);
 
   self->bus = g_object_ref (bus);
+  self->bus_sockets = bus_sockets_for (bus);
   /* Names that appear from now on are noted as they appear; those that
-   * appeared before count as having appeared now. */
+   * appeared before get the time the bus confirms the watch. */
   self->appearances = g_atomic_rc_box_new0 (Appearances);
   g_mutex_init (&self->appearances->lock);
   self->appearances->names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  self->appearances->started = boottime_ns ();
+  self->appearances->watching = NOT_YET_WATCHING;
   self->filter_id = g_dbus_connection_add_filter (bus, note_appearances_filter,
                                                   g_atomic_rc_box_acquire (self->appearances),
                                                   appearances_unref);
@@ -309,6 +402,10 @@ sr_caller_cache_new (GDBusConnection *bus)
                                         "/org/freedesktop/DBus", NULL,
                                         G_DBUS_SIGNAL_FLAGS_NONE,
                                         on_name_owner_changed_cb, self, NULL);
+  g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetId", NULL, G_VARIANT_TYPE ("(s)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_watching_cb,
+                          g_atomic_rc_box_acquire (self->appearances));
   return self;
 }
 
@@ -390,12 +487,16 @@ read_program (guint32 pid)
 
 /* @credentials: GetConnectionCredentials's answer, with @fds its fds;
  * @appeared_ns: when the caller's connection appeared on the bus
- * (CLOCK_BOOTTIME ns), or a time after that. Exposed for tests. */
+ * (CLOCK_BOOTTIME ns), or a time after that, or TIME_UNKNOWN;
+ * @bus_sockets: (nullable) the bus's sockets, to check that a host
+ * process holds a connection to the bus (NULL: not checked). Exposed for
+ * tests. */
 SrCaller *
-sr_caller_identify (GVariant     *credentials,
-                    GUnixFDList  *fds,
-                    gint64        appeared_ns,
-                    GError      **error)
+sr_caller_identify (GVariant            *credentials,
+                    GUnixFDList         *fds,
+                    gint64               appeared_ns,
+                    const SrBusSockets  *bus_sockets,
+                    GError             **error)
 {
   g_autoptr(SrCaller) caller = g_atomic_rc_box_new0 (SrCaller);
   g_autofree char *root_path = NULL;
@@ -467,6 +568,14 @@ sr_caller_identify (GVariant     *credentials,
              (caller->kind != SR_CALLER_HOST ||
               identify_snap (caller->pid, bus_label, caller, error));
     }
+  /* The pid may name a process that never held the connection: one that
+   * took the pid of a process that connected and exited, before the
+   * connection appeared (it may authenticate long after connect(2)), or
+   * before policyd read that it had. Such a process is not let pass for a
+   * host process unless it holds a connection to the bus itself. A
+   * sandboxed one needs no such check to be refused what a host may do. */
+  if (ok && pidfd < 0 && caller->kind == SR_CALLER_HOST && bus_sockets != NULL)
+    ok = sr_bus_sockets_held_by (bus_sockets, caller->pid, error);
   if (ok)
     caller->program = caller->kind == SR_CALLER_HOST ? read_program (caller->pid)
                                                      : g_strdup (caller->app_id);
@@ -518,7 +627,8 @@ on_credentials_ready_cb (GObject      *source,
   else
     {
       g_autoptr(GVariant) credentials = g_variant_get_child_value (reply, 0);
-      caller = sr_caller_identify (credentials, fds, appeared (self, lookup->sender), &error);
+      caller = sr_caller_identify (credentials, fds, appeared (self, lookup->sender),
+                                   self->bus_sockets, &error);
     }
 
   if (caller != NULL)

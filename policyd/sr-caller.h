@@ -7,6 +7,8 @@
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 
+#include "sr-bus-sockets.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -54,6 +56,7 @@ SrCaller       *sr_caller_cache_lookup_finish (SrCallerCache       *self,
 SrCaller       *sr_caller_identify           (GVariant             *credentials,
                                               GUnixFDList          *fds,
                                               gint64                appeared_ns,
+                                              const SrBusSockets   *bus_sockets,
                                               GError              **error);
 gboolean        sr_caller_started_after      (guint64               start_time,
                                               gint64                appeared_ns,

@@ -260,7 +260,8 @@ answer_on_worker (SrFastPath   *self,
   if (has_pending_exits (self, sender))
     return FALSE;
 
-  /* The sandbox rule; an app id that is not valid fails in the rules. */
+  /* The gate's order: the sandbox rule, then the arguments (an app id
+   * that is not valid fails in the rules); refusals go to the gate. */
   caller = sr_caller_cache_dup (sources->callers, sender);
   app_arg = g_variant_get_child_value (params, 0);
   if (caller == NULL || !sr_caller_may_ask_about (caller, g_variant_get_string (app_arg, NULL)))

@@ -3,19 +3,25 @@
  * Every method call and property read that reaches the main thread passes
  * here, in this order, and the first refusal answers:
  *
- *   1. the method's own check: its arguments, and the administrator's
- *      locks (InvalidArgs, Locked);
- *   2. who is calling, from the bus's credentials (NotAllowed when that
+ *   1. who is calling, from the bus's credentials (NotAllowed when that
  *      cannot be told);
- *   3. the sandbox rule: a sandboxed caller may only call the methods that
+ *   2. the sandbox rule: a sandboxed caller may only call the methods that
  *      allow it, and only about its own app (NotAllowed);
+ *   3. the method's own check: its arguments, and the administrator's
+ *      locks (InvalidArgs, Locked);
  *   4. polkit, for the methods that name an action (NotAllowed, or
  *      Unavailable when polkit cannot be reached);
  *
- * and then the method runs. The methods and what each requires are the
- * table in sr-daemon.c. The worker thread's answers (sr-fast-path.c) apply
- * the same sandbox rule, sr_caller_may_ask_about(), and leave every refusal
- * to this gate.
+ * and then the method runs. The sandbox rule comes before the arguments
+ * and the locks so that a sandboxed caller learns nothing from them: asked
+ * about another app, or calling what it may not, it is told NotAllowed
+ * whatever it sent, never Locked for an app the administrator excluded or
+ * a key he locked, nor InvalidArgs for a value (an app id that is not
+ * valid is not its own either). About its own app, with arguments that do
+ * not hold, it is told InvalidArgs like anyone. The methods and what each
+ * requires are the table in sr-daemon.c. The worker thread's answers
+ * (sr-fast-path.c) apply the same sandbox rule, sr_caller_may_ask_about(),
+ * in the same order, and leave every refusal to this gate.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -102,7 +108,7 @@ on_authorized_cb (GObject      *source,
     run (call->gate, call->method, call->caller, call->invocation);
 }
 
-/* Steps 3 and 4, once the caller is known. */
+/* Steps 2 to 4, once the caller is known. */
 static void
 gate_with_caller (SrGate                *self,
                   const SrMethod        *method,
@@ -110,6 +116,7 @@ gate_with_caller (SrGate                *self,
                   GDBusMethodInvocation *invocation)
 {
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  g_autoptr(GError) error = NULL;
   PendingCall *call;
   gboolean interactive;
 
@@ -122,14 +129,22 @@ gate_with_caller (SrGate                *self,
                              0, "&s", &app_id);
       if (!method->sandboxed_own_app || !sr_caller_may_ask_about (caller, app_id))
         {
-          g_autoptr(GError) error =
-            g_error_new (SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                         "The sandboxed app %s may not call %s%s%s",
-                         caller->app_id, method->name,
-                         app_id ? " about " : "", app_id ? app_id : "");
+          /* Not the app id it sent: a sandbox may not write into logs. */
+          g_set_error (&error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                       "The sandboxed app %s may not call %s%s",
+                       caller->app_id, method->name,
+                       app_id != NULL ? " about another app" : "");
           refuse (method, invocation, error);
           return;
         }
+    }
+
+  if (method->check != NULL &&
+      !method->check (self->settings, g_dbus_method_invocation_get_parameters (invocation),
+                      &error))
+    {
+      refuse (method, invocation, error);
+      return;
     }
 
   if (method->polkit_action == NULL)
@@ -170,14 +185,6 @@ sr_gate_call (SrGate                *self,
   const char *sender = g_dbus_method_invocation_get_sender (invocation);
   g_autoptr(GError) error = NULL;
   g_autoptr(SrCaller) caller = NULL;
-
-  if (method->check != NULL &&
-      !method->check (self->settings, g_dbus_method_invocation_get_parameters (invocation),
-                      &error))
-    {
-      refuse (method, invocation, error);
-      return;
-    }
 
   if (sender == NULL)
     {

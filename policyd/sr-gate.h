@@ -12,8 +12,9 @@
 
 G_BEGIN_DECLS
 
-/* check: argument validation and lock checks, before anything else
- * (sr-args.c); it reads the settings, and changes nothing. run: the
+/* check: argument validation and lock checks (sr-args.c), once the
+ * caller is known and has passed the sandbox rule, before polkit; it
+ * reads the settings, and changes nothing. run: the
  * method itself, once the caller is authorized. @owner is the gate's
  * owner (the daemon). */
 typedef gboolean (*SrMethodCheck) (SrSettings             *settings,

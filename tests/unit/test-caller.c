@@ -1,5 +1,6 @@
-/* test-caller.c: what caller identification parses: .flatpak-info and
- * snap labels (policyd/sr-caller.c)
+/* test-caller.c: caller identification (policyd/sr-caller.c): what it
+ * parses (.flatpak-info and snap labels), and when a pid is taken for the
+ * process that connected
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,6 +20,8 @@
 #include "sr-caller.h"
 #include "sr-error.h"
 #include "sr-process.h"
+#include "sr-fd.h"
+#include "test-bus.h"
 
 static void
 test_caller_started_after (void)
@@ -54,6 +57,27 @@ boottime_now (void)
   return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A child process that holds nothing but its own files. */
+static GPid
+spawn_sleeper (void)
+{
+  const char *argv[] = { "sleep", "30", NULL };
+  GPid child;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &child, NULL));
+  return child;
+}
+
+static void
+kill_and_reap (GPid child)
+{
+  kill (child, SIGKILL);
+  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
+  g_spawn_close_pid (child);
+}
+
 static GVariant *
 credentials (guint32     pid,
              const char *label,
@@ -83,11 +107,10 @@ test_caller_identify (void)
   gint64 before_child;
   GPid child;
   int pidfd;
-  const char *argv[] = { "sleep", "30", NULL };
 
   /* This process started before now: it is a host caller. */
   creds = credentials (getpid (), NULL, -1);
-  caller = sr_caller_identify (creds, NULL, boottime_now (), &error);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (caller->kind, ==, SR_CALLER_HOST);
   g_clear_pointer (&caller, sr_caller_unref);
@@ -96,7 +119,7 @@ test_caller_identify (void)
   /* The label the bus took at connect time names a snap, whatever the
    * process's label is now. */
   creds = credentials (getpid (), "snap.example.app (enforce)", -1);
-  caller = sr_caller_identify (creds, NULL, boottime_now (), &error);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (caller->kind, ==, SR_CALLER_SNAP);
   g_assert_cmpstr (caller->app_id, ==, "snap.example");
@@ -106,11 +129,9 @@ test_caller_identify (void)
   /* A process that started after the connection appeared (a reused pid). */
   before_child = boottime_now ();
   g_usleep (30000);   /* three ticks at 100 Hz */
-  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
-                                NULL, NULL, &child, NULL));
+  child = spawn_sleeper ();
   creds = credentials (child, NULL, -1);
-  caller = sr_caller_identify (creds, NULL, before_child, &error);
+  caller = sr_caller_identify (creds, NULL, before_child, NULL, &error);
   g_assert_null (caller);
   g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
   g_assert_nonnull (strstr (error->message, "Cannot tell who is calling"));
@@ -118,7 +139,7 @@ test_caller_identify (void)
   /* The same process, for a connection that appeared after it started
    * (not in the same tick: that is doubt, and refused). */
   g_usleep (30000);
-  caller = sr_caller_identify (creds, NULL, boottime_now (), &error);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), NULL, &error);
   g_assert_no_error (error);
   g_clear_pointer (&caller, sr_caller_unref);
   g_clear_pointer (&creds, g_variant_unref);
@@ -127,15 +148,89 @@ test_caller_identify (void)
    * pid (which another process may have now). */
   pidfd = (int) syscall (SYS_pidfd_open, child, 0);
   g_assert_cmpint (pidfd, >=, 0);
-  kill (child, SIGKILL);
-  g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
-  g_spawn_close_pid (child);
+  kill_and_reap (child);
   fds = g_unix_fd_list_new_from_array (&pidfd, 1);
   creds = credentials (getpid (), NULL, 0);
-  caller = sr_caller_identify (creds, fds, boottime_now (), &error);
+  caller = sr_caller_identify (creds, fds, boottime_now (), NULL, &error);
   g_assert_null (caller);
   g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
   g_assert_nonnull (strstr (error->message, "Cannot tell who is calling"));
+}
+
+/* Without ProcessFD, a process is let pass for a host caller only if it
+ * holds a connection to the bus itself, and an unknown time refuses it.
+ * With ProcessFD, the pidfd pins the process that connected: neither its
+ * start time nor its sockets are asked. */
+static void
+test_caller_identify_pinned_or_holding (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrCaller) caller = NULL;
+  g_autoptr(GVariant) creds = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(SrBusSockets) sockets = NULL;
+  g_auto(SrFd) listener = -1;
+  g_auto(SrFd) client = -1;
+  g_auto(SrFd) accepted = -1;
+  gint64 before_child, appeared;
+  GPid child;
+  int pidfd;
+
+  listener = listen_and_connect (&client, &accepted);
+  sockets = sr_bus_sockets_new (client, &error);
+  g_assert_no_error (error);
+
+  /* This process holds a connection to the (stand-in) bus. */
+  creds = credentials (getpid (), NULL, -1);
+  caller = sr_caller_identify (creds, NULL, boottime_now (), sockets, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (caller->kind, ==, SR_CALLER_HOST);
+  g_clear_pointer (&caller, sr_caller_unref);
+
+  /* A time that could not be read counts as before the process started. */
+  caller = sr_caller_identify (creds, NULL, -1, sockets, &error);
+  g_assert_null (caller);
+  g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+  g_assert_nonnull (strstr (error->message, "started after"));
+  g_clear_error (&error);
+  g_clear_pointer (&creds, g_variant_unref);
+
+  /* A process that started before the connection appeared, but holds no
+   * connection to the bus: it took the pid of the one that connected. */
+  before_child = boottime_now ();
+  child = spawn_sleeper ();
+  g_usleep (30000);   /* three ticks at 100 Hz */
+  appeared = boottime_now ();
+  creds = credentials (child, NULL, -1);
+  caller = sr_caller_identify (creds, NULL, appeared, sockets, &error);
+  g_assert_null (caller);
+  g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+  g_assert_nonnull (strstr (error->message, "holds no connection to the bus"));
+  g_clear_error (&error);
+  /* That is what refuses it: without the kernel's socket table, the time
+   * alone lets it pass. */
+  caller = sr_caller_identify (creds, NULL, appeared, NULL, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&caller, sr_caller_unref);
+  g_clear_pointer (&creds, g_variant_unref);
+
+  /* A ProcessFD pins that very process: it passes, though it holds no
+   * connection, started after the given appearance, or the time is
+   * unknown. */
+  pidfd = (int) syscall (SYS_pidfd_open, child, 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  fds = g_unix_fd_list_new_from_array (&pidfd, 1);
+  creds = credentials (child, NULL, 0);
+  caller = sr_caller_identify (creds, fds, before_child - 30000000, sockets, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (caller->kind, ==, SR_CALLER_HOST);
+  g_assert_cmpuint (caller->pid, ==, child);
+  g_clear_pointer (&caller, sr_caller_unref);
+  caller = sr_caller_identify (creds, fds, -1, sockets, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&caller, sr_caller_unref);
+
+  kill_and_reap (child);
 }
 
 static void
@@ -179,6 +274,7 @@ main (int argc, char **argv)
   g_test_add_func ("/caller/snap-label", test_snap_label);
   g_test_add_func ("/caller/started-after", test_caller_started_after);
   g_test_add_func ("/caller/identify", test_caller_identify);
+  g_test_add_func ("/caller/identify-pinned-or-holding", test_caller_identify_pinned_or_holding);
 
   return g_test_run ();
 }
