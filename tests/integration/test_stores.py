@@ -195,6 +195,56 @@ class ClearTest(PolicydTestCase):
         self.assertEqual(sim.restore(A, RECOVER), (ALLOW, 'allowed'))
 
 
+class PlusInAppIdTest(PolicydTestCase):
+    """Issue 22: "+" is valid in an app id, and the store patterns did not
+    take it: foo+bar's state was never listed, and Clear([foo+bar])
+    reported success while foo+bar#1.state stayed."""
+    PLUS = 'foo+bar'
+    LOOKALIKES = ('fooobar', 'foobar', 'foo+bar+', 'foo', 'foo+barr')
+
+    def test_listed_and_cleared_literally(self):
+        sim = Simulator(self.s)
+        for app in (self.PLUS,) + self.LOOKALIKES:
+            sim.save(app, '1')
+            sim.save(app, '2', flatpak=True)
+        listing = self.s.list_state()
+        self.assertEqual(sorted(listing), sorted((self.PLUS,) + self.LOOKALIKES))
+        self.assertEqual(sorted(listing[self.PLUS]['stores']), ['gnome-session', 'gtk', 'gtk-flatpak'])
+        self.assertEqual(listing[self.PLUS]['windows'], 2)
+
+        report = self.s.clear([self.PLUS])
+        self.assertEqual(report['apps'], [self.PLUS])
+        self.assertEqual(report['stores']['gtk']['entries'], 1)
+        self.assertEqual(report['stores']['gtk-flatpak']['entries'], 1)
+        self.assertFalse(os.path.exists(sim.gtk_path(self.PLUS, '1')))
+        self.assertFalse(os.path.exists(sim.gtk_path(self.PLUS, '2', flatpak=True)))
+        for app in self.LOOKALIKES:
+            self.assertTrue(os.path.exists(sim.gtk_path(app, '1')), app)
+            self.assertTrue(os.path.exists(sim.gtk_path(app, '2', flatpak=True)), app)
+        self.assertEqual(sorted(self.s.list_state()), sorted(self.LOOKALIKES))
+
+
+class PlusInAppIdPurgeTest(PolicydTestCase):
+    start = False
+
+    def test_purged_at_start_up(self):
+        # Retention and the excluded apps' purge find it too.
+        sim = Simulator(self.s)
+        self.s.gsettings('set', 'max-age-days', '7')
+        old = now_us() - 8 * USEC_PER_DAY
+        sim.memory = {'foo+bar': {'1': {'saved_at': old, 'flatpak': True, 'payload': b''}},
+                      'c++': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
+                      'cxx': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+        self.s.gsettings('set', 'excluded-apps', "['c++']")
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('foo+bar', '1', flatpak=True)),
+                          what='old foo+bar state purged')
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('c++', '1')),
+                          what='excluded c++ purged')
+        self.assertTrue(os.path.exists(sim.gtk_path('cxx', '1')))
+
+
 class ExpiryTest(PolicydTestCase):
     start = False
 

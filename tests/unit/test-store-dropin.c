@@ -49,6 +49,9 @@ test_dropin_files (void)
   g_assert_null (store->app_subdir);
   g_assert_true (sr_store_match (store, "org.example.App#a1b2.state", &app));
   g_assert_cmpstr (app, ==, "org.example.App");
+  g_clear_pointer (&app, g_free);
+  g_assert_true (sr_store_match (store, "foo+bar#1.state", &app));
+  g_assert_cmpstr (app, ==, "foo+bar");
   g_assert_false (sr_store_match (store, "gnome-session@gnome.state", NULL));
   g_assert_false (sr_store_match (store, "not valid#1.state", NULL));
   g_assert_false (sr_store_match (store, ".org.example.App#1.state", NULL));
