@@ -67,10 +67,20 @@ sr_store_report_clear (SrStoreReport *report)
   g_clear_pointer (&report->apps, g_hash_table_unref);
 }
 
+/* The last second of the year 9999, UTC: later than any real save. */
+#define FILE_TIME_MAX_SEC G_GINT64_CONSTANT (253402300799)
+
+/* A file's time in µs, taken as between 1970 and FILE_TIME_MAX_SEC: it is
+ * whatever the file's writer set (tmpfs and btrfs keep any 64-bit
+ * second), and a second past the year 294,246 overflows in µs, which made
+ * a file saved "in the future" look older than any limit (purged as
+ * expired, listed as cleared). */
 static gint64
 mtime_usec (const struct stat *st)
 {
-  return (gint64) st->st_mtim.tv_sec * G_USEC_PER_SEC + st->st_mtim.tv_nsec / 1000;
+  gint64 seconds = CLAMP ((gint64) st->st_mtim.tv_sec, 0, FILE_TIME_MAX_SEC);
+
+  return seconds * G_USEC_PER_SEC + CLAMP (st->st_mtim.tv_nsec, 0, 999999999) / 1000;
 }
 
 static void G_GNUC_PRINTF (2, 3)

@@ -320,6 +320,43 @@ class FileSystemFaultTest(PolicydTestCase):
         # What could not be removed is still not restored: the clear point holds.
         self.assertEqual(sim.restore(A, LAUNCH, instance='1'), (DENY, 'cleared'))
 
+    def test_file_time_far_in_the_future(self):
+        # Issue 22: a file's time was multiplied into µs unchecked; tmpfs
+        # (like btrfs) keeps any 64-bit second, and past the year 294,246
+        # the product overflowed: a state file saved "in the future" went
+        # negative, older than any limit, and was purged as expired and
+        # listed as cleared. Times are now taken as at most the year 9999.
+        self.mount('-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'sr-times', self.s.state_home)
+        self.s.gsettings('set', 'max-age-days', '7')
+        self.s.gsettings('set', 'excluded-apps', f"['{C}']")
+        future = 2**63 // 10**6 + 5          # seconds; in µs, past 2^63
+        deaf = Simulator(self.s, listening=False)
+        deaf.memory = {A: {'1': {'saved_at': future * 10**6, 'flatpak': False, 'payload': b''}},
+                       B: {'1': {'saved_at': now_us() - 60 * 10**6, 'flatpak': False,
+                                 'payload': b''}}}
+        deaf.start_policyd_after_purge(C)
+        self.assertEqual(os.stat(deaf.gtk_path(A, '1')).st_mtime_ns // 10**9, future)
+
+        # Retention kept it, and the listing gives the clamped time.
+        year_9999_us = 253402300799 * 10**6
+        listing = self.s.list_state()
+        self.assertEqual(listing[A]['last-saved'], year_9999_us)
+        self.assertEqual(listing[A]['state'], 'valid')
+        self.assertEqual(listing[B]['state'], 'valid')
+        # After a clear, an owner that did not listen writes both back: B's
+        # is from before the clear point, A's says it is from after it.
+        self.s.clear()
+        self.assertEqual(self.s.list_state(), {})
+        deaf.write_back()
+        # B's entry in the session file too (its time is the file's).
+        before_clear = (now_us() - 60 * 10**6) / 1e6
+        os.utime(deaf.session_path, (before_clear, before_clear))
+        listing = self.s.list_state()
+        self.assertEqual(listing[B]['state'], 'cleared')
+        self.assertEqual(listing[A]['state'], 'valid')
+        self.assertEqual(listing[A]['last-saved'], year_9999_us)
+        self.assertAlive()
+
     def test_full_file_system(self):
         self.mount('-t', 'tmpfs', '-o', 'size=256k,mode=0755', 'sr-full', self.s.state_home)
         sim = Simulator(self.s)
