@@ -9,11 +9,14 @@
  * for one bad file.
  *
  * Listing looks into GTK state files to count their windows. Reading and
- * checking one costs several times what listing it does, so a listing of
- * one store looks into at most LIST_GTK_FILES files of at most
- * LIST_GTK_MAX_SIZE bytes each, LIST_GTK_BYTES in all: a user's few hundred
- * files are all counted, and a tree of ten thousand is still listed
- * quickly. An app whose files were not all counted gets no window count.
+ * checking one costs several times what listing it does, so a listing
+ * looks into at most LIST_GTK_APP_FILES files (LIST_GTK_APP_BYTES) of each
+ * app, of at most LIST_GTK_MAX_SIZE bytes each, and into at most
+ * LIST_GTK_FILES (LIST_GTK_BYTES) of one store: a user's few hundred files
+ * are all counted, a tree of ten thousand is still listed quickly, and one
+ * app with a thousand files (a Flatpak app writes its own directory) costs
+ * the others nothing: it used to spend the store's whole budget. An app
+ * whose files were not all counted gets no window count.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,6 +40,8 @@
 #include "sr-store-walk.h"
 
 #define LIST_GTK_MAX_SIZE (64 * 1024)
+#define LIST_GTK_APP_FILES 64
+#define LIST_GTK_APP_BYTES (1024 * 1024)
 #define LIST_GTK_FILES 1000
 #define LIST_GTK_BYTES (4 * 1024 * 1024)
 
@@ -267,14 +272,9 @@ typedef struct {
   guint64 gtk_bytes_left;
 } Pass;
 
-/* @windows: a count, WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
-static void
-add_usage (Pass       *pass,
-           const char *app_id,
-           guint       entries,
-           guint64     bytes,
-           gint64      saved,
-           gint64      windows)
+static SrAppUsage *
+lookup_usage (Pass       *pass,
+              const char *app_id)
 {
   SrAppUsage *usage = g_hash_table_lookup (pass->usage, app_id);
 
@@ -284,6 +284,18 @@ add_usage (Pass       *pass,
       usage->stores = g_ptr_array_new ();
       g_hash_table_insert (pass->usage, g_strdup (app_id), usage);
     }
+  return usage;
+}
+
+/* @windows: a count, WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
+static void
+add_usage (Pass       *pass,
+           SrAppUsage *usage,
+           guint       entries,
+           guint64     bytes,
+           gint64      saved,
+           gint64      windows)
+{
   usage->entries += entries;
   usage->bytes += bytes;
   usage->last_saved = MAX (usage->last_saved, saved);
@@ -334,6 +346,7 @@ remove_file (Pass              *pass,
  * the store is not GTK's. */
 static gint64
 count_windows (Pass              *pass,
+               SrAppUsage        *usage,
                int                dir_fd,
                const char        *dir_path,
                const char        *name,
@@ -347,7 +360,8 @@ count_windows (Pass              *pass,
   if (pass->store->format != SR_STORE_FORMAT_GTK)
     return WINDOWS_NONE;
   if (st->st_size > LIST_GTK_MAX_SIZE || (guint64) st->st_size > pass->gtk_bytes_left ||
-      pass->gtk_files_left == 0)
+      pass->gtk_files_left == 0 || usage->gtk_files_read >= LIST_GTK_APP_FILES ||
+      usage->gtk_bytes_read + st->st_size > LIST_GTK_APP_BYTES)
     return WINDOWS_NOT_COUNTED;
 
   bytes = read_file_at (dir_fd, name, LIST_GTK_MAX_SIZE, &now, &error);
@@ -361,6 +375,8 @@ count_windows (Pass              *pass,
     }
   pass->gtk_files_left--;
   pass->gtk_bytes_left -= MIN (g_bytes_get_size (bytes), pass->gtk_bytes_left);
+  usage->gtk_files_read++;
+  usage->gtk_bytes_read += g_bytes_get_size (bytes);
   if (!sr_format_gtk_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                            &windows, &error))
     {
@@ -399,9 +415,11 @@ on_file_entry (int         dir_fd,
 
   if (pass->usage != NULL)
     {
-      if (app != NULL)
-        add_usage (pass, app, 1, st->st_size, mtime_usec (st),
-                   count_windows (pass, dir_fd, dir_path, name, st));
+      SrAppUsage *usage = app != NULL ? lookup_usage (pass, app) : NULL;
+
+      if (usage != NULL)
+        add_usage (pass, usage, 1, st->st_size, mtime_usec (st),
+                   count_windows (pass, usage, dir_fd, dir_path, name, st));
     }
   else if (should_remove (pass, app, st) &&
            (app != NULL || pass->store->kind == SR_STORE_WHOLE_FILE))
@@ -511,7 +529,7 @@ on_session_usage_cb (const char *app_id,
 {
   Pass *pass = user_data;
 
-  add_usage (pass, app_id, entries, bytes, pass->older_than, WINDOWS_NONE);
+  add_usage (pass, lookup_usage (pass, app_id), entries, bytes, pass->older_than, WINDOWS_NONE);
 }
 
 static void

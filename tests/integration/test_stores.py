@@ -54,6 +54,44 @@ class ListTest(PolicydTestCase):
         self.assertDBusError('NotAllowed', self.s.list_state)
 
 
+class ListBudgetTest(PolicydTestCase):
+    def test_one_app_cannot_starve_the_others(self):
+        # Issue 22: the listing reads at most 1,000 GTK files of a store to
+        # count windows; a Flatpak app that wrote 1,001 files in its own
+        # directory spent it all, and every app listed after it lost its
+        # window count (in the panel and the login prompt). Each app now
+        # has a budget of its own.
+        sim = Simulator(self.s)
+        others = [f'org.example.Other{i}' for i in range(8)]
+        for app in others:
+            sim.save(app, '1', flatpak=True)
+            sim.save(app, '2', flatpak=True)
+        var_app = os.path.join(self.s.home, '.var', 'app')
+        # The store is walked in directory order: the big app must come
+        # before the others there, or it would spend the budget last. Its
+        # name is picked so that it does, whatever the file system's order.
+        for i in range(100):
+            big = f'org.example.Big{i}'
+            os.makedirs(os.path.join(var_app, big))
+            if os.listdir(var_app)[0] == big:
+                break
+            os.rmdir(os.path.join(var_app, big))
+        else:
+            self.fail(f'no app name comes first in {var_app}')
+        state = sim.gtk_state(big, '1', b'').get_data_as_bytes().get_data()
+        big_dir = os.path.dirname(sim.gtk_path(big, '1', flatpak=True))
+        os.makedirs(big_dir)
+        for i in range(1001):
+            with open(os.path.join(big_dir, f'{big}#{i:04d}.state'), 'wb') as f:
+                f.write(state)
+
+        listing = self.s.list_state()
+        self.assertEqual(listing[big]['entries'], 1001)
+        self.assertNotIn('windows', listing[big])
+        self.assertEqual({app: listing[app].get('windows') for app in others},
+                         {app: 2 for app in others})
+
+
 class OptOutTest(PolicydTestCase):
     def test_opt_out_forgets_that_app_only(self):
         sim = Simulator(self.s)
