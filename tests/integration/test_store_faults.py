@@ -223,22 +223,6 @@ class DropInTest(PolicydTestCase):
             self.assertEqual(f.read(), 'four hundred days of work')
         self.assertAlive()
 
-    def test_user_dropin_replaces_shipped_one_of_the_same_name(self):
-        # The user points "gtk" somewhere else (inside their state
-        # directories, where a user's drop-in may point): the shipped one
-        # no longer counts.
-        elsewhere = os.path.join(self.s.data_home, 'elsewhere')
-        os.makedirs(elsewhere)
-        self.write_dropin('gtk.store', f'[Store]\nKind=files\nDirectory={elsewhere}\nPattern={{app}}.dat\n')
-        with open(os.path.join(elsewhere, f'{B}.dat'), 'w') as f:
-            f.write('state')
-        self.s.start_policyd()
-        sim = Simulator(self.s)
-        sim.save(A)
-        listing = self.s.list_state()
-        self.assertEqual(listing[B]['stores'], ['gtk'])
-        self.assertEqual(listing[A]['stores'], ['gnome-session'])
-
     def test_corrupt_session_file_is_reported_and_kept(self):
         sim = Simulator(self.s)
         self.s.start_policyd()
