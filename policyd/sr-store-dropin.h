@@ -22,7 +22,7 @@ typedef enum {
   SR_STORE_FORMAT_GNOME_SESSION, /* entries: sr-format-gnome-session.c */
 } SrStoreFormat;
 
-/* Where a drop-in was read from: what it may name (sr-store-dropin.c). */
+/* Where a drop-in was read from: what it may name (sr-store-confine.c). */
 typedef enum {
   SR_STORE_ORIGIN_SYSTEM, /* $datadir or /etc: written by the distribution or
                            * the administrator */
@@ -39,9 +39,8 @@ typedef struct {
   SrStoreKind kind;
   SrStoreFormat format;
   char *base;            /* (owned) the directory the root is reached from,
-                          * following links: the longest of $HOME,
-                          * $XDG_*_HOME and ~/.var/app that holds the root,
-                          * else "/"; below it no link is followed */
+                          * following links (sr-store-confine.c); below it
+                          * no link is followed */
   char *root;            /* (owned) absolute directory, before any {app};
                           * canonical, and base or below it */
   char *app_subdir;      /* (owned) (nullable) relative path after the {app}
@@ -61,7 +60,6 @@ void       sr_store_free          (SrStore             *store);
 GPtrArray *sr_store_load_dirs     (const char * const  *dirs,
                                    guint                first_user_dir);
 char     **sr_store_default_dirs  (guint               *out_first_user_dir);
-const char *sr_store_root_below_base (const SrStore     *store);
 gboolean   sr_store_match         (const SrStore       *store,
                                    const char          *file_name,
                                    char               **out_app_id);

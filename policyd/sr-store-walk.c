@@ -41,6 +41,7 @@
 #include "sr-format-gnome-session.h"
 #include "sr-format-gtk.h"
 #include "sr-state-file.h"
+#include "sr-store-confine.h"
 #include "sr-store-walk.h"
 
 #define LIST_GTK_MAX_SIZE (64 * 1024)

@@ -18,6 +18,7 @@
 #include "fuzz.h"
 #include "sr-app-id.h"
 #include "sr-state-file.h"
+#include "sr-store-confine.h"
 #include "sr-store-dropin.h"
 
 static void

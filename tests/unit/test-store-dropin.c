@@ -1,5 +1,6 @@
 /* test-store-dropin.c: store drop-ins, parsed, matched and read from their
- * directories (policyd/sr-store-dropin.c)
+ * directories, and what they may reach (policyd/sr-store-dropin.c,
+ * sr-store-confine.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "sr-error.h"
+#include "sr-store-confine.h"
 #include "sr-store-dropin.h"
 
 static SrStore *
