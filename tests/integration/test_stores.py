@@ -262,27 +262,6 @@ class PlusInAppIdTest(PolicydTestCase):
         self.assertEqual(sorted(self.s.list_state()), sorted(self.LOOKALIKES))
 
 
-class PlusInAppIdPurgeTest(PolicydTestCase):
-    start = False
-
-    def test_purged_at_start_up(self):
-        # Retention and the excluded apps' purge find it too.
-        sim = Simulator(self.s)
-        self.s.gsettings('set', 'max-age-days', '7')
-        old = now_us() - 8 * USEC_PER_DAY
-        sim.memory = {'foo+bar': {'1': {'saved_at': old, 'flatpak': True, 'payload': b''}},
-                      'c++': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
-                      'cxx': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
-        sim.write_back()
-        self.s.gsettings('set', 'excluded-apps', "['c++']")
-        self.s.start_policyd()
-        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('foo+bar', '1', flatpak=True)),
-                          what='old foo+bar state purged')
-        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('c++', '1')),
-                          what='excluded c++ purged')
-        self.assertTrue(os.path.exists(sim.gtk_path('cxx', '1')))
-
-
 class ExpiryTest(PolicydTestCase):
     start = False
 
@@ -308,6 +287,24 @@ class ExpiryTest(PolicydTestCase):
         self.assertEqual(self.s.check_restore(A, LAUNCH, {'saved-at': GLib.Variant('x', old)}),
                          (DENY, 'expired'))
         self.assertEqual(sim.restore(B, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_app_id_with_plus_purged_at_start_up(self):
+        # Issue 22 (PlusInAppIdTest): retention and the excluded apps'
+        # purge find "+" app ids too.
+        sim = Simulator(self.s)
+        self.s.gsettings('set', 'max-age-days', '7')
+        old = now_us() - 8 * USEC_PER_DAY
+        sim.memory = {'foo+bar': {'1': {'saved_at': old, 'flatpak': True, 'payload': b''}},
+                      'c++': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
+                      'cxx': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+        self.s.gsettings('set', 'excluded-apps', "['c++']")
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('foo+bar', '1', flatpak=True)),
+                          what='old foo+bar state purged')
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('c++', '1')),
+                          what='excluded c++ purged')
+        self.assertTrue(os.path.exists(sim.gtk_path('cxx', '1')))
 
     def test_forever_keeps_everything(self):
         sim = Simulator(self.s)
