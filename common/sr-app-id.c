@@ -23,8 +23,11 @@
 #include "sr-app-id.h"
 #include "sr-error.h"
 
-static gboolean
-is_id_char (char c)
+/* Store patterns match an app id with this too (sr-pattern.c): a
+ * character allowed here but not there would leave that app's files
+ * behind while Clear reported success. */
+gboolean
+sr_app_id_is_char (char c)
 {
   return g_ascii_isalnum (c) || c == '.' || c == '_' || c == '-' || c == '+';
 }
@@ -80,7 +83,7 @@ sr_app_id_validate (const char  *app_id,
     }
 
   for (const char *p = app_id; *p != '\0'; p++)
-    if (!is_id_char (*p))
+    if (!sr_app_id_is_char (*p))
       {
         g_autofree char *shown = g_utf8_make_valid (app_id, -1);
         g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 /* The longest list of app ids any method or setting accepts. */
 #define SR_APP_LIST_MAX 10000
 
+gboolean sr_app_id_is_char       (char          c);
 gboolean sr_app_id_validate      (const char   *app_id,
                                   GError      **error);
 gboolean sr_app_id_list_validate (const char * const *app_ids,

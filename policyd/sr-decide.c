@@ -206,8 +206,9 @@ sr_decide_restore (const SrDecisionContext  *ctx,
           saved_at <= sr_clear_points_get (ctx->clear_points, app_id))
         return answer (SR_VERDICT_DENY, "cleared", out_verdict, out_why);
 
+      /* saved_at is the caller's: now - saved_at could overflow. */
       if (policy->max_age_days >= 0 &&
-          ctx->now - saved_at > (gint64) policy->max_age_days * USEC_PER_DAY)
+          saved_at < ctx->now - (gint64) policy->max_age_days * USEC_PER_DAY)
         return answer (SR_VERDICT_DENY, "expired", out_verdict, out_why);
     }
 

@@ -1,7 +1,9 @@
 /* sr-pattern.c: the file name patterns of store drop-ins
  *
  * A pattern is literal text, "*" (any run of characters but "/") and at
- * most one "{app}" (a run of app id characters, at least one). Matching is
+ * most one "{app}" (a run of app id characters, at least one: the same
+ * characters sr_app_id_validate() allows, "+" included, each matching
+ * only itself). Matching is
  * greedy, like the regular expression it replaces: each "*" and "{app}"
  * takes the longest run that still lets the rest match. Failed
  * (token, position) pairs are remembered, so that no pattern, however many
@@ -20,6 +22,7 @@
 
 #include <gio/gio.h>
 
+#include "sr-app-id.h"
 #include "sr-pattern.h"
 
 typedef enum { TOKEN_TEXT, TOKEN_STAR, TOKEN_APP } TokenKind;
@@ -123,12 +126,6 @@ sr_pattern_has_app (const SrPattern *self)
   return self->has_app;
 }
 
-static gboolean
-is_app_char (char c)
-{
-  return g_ascii_isalnum (c) || c == '_' || c == '.' || c == '-';
-}
-
 typedef struct {
   const SrPattern *pattern;
   const char *name;
@@ -171,7 +168,9 @@ match_from (Match *m,
 
     case TOKEN_APP:
     default:
-      for (longest = 0; pos + longest < m->length && is_app_char (m->name[pos + longest]); longest++)
+      for (longest = 0;
+           pos + longest < m->length && sr_app_id_is_char (m->name[pos + longest]);
+           longest++)
         ;
       for (gsize k = longest; k > 0; k--)
         if (match_from (m, t + 1, pos + k))

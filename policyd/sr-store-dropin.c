@@ -10,19 +10,19 @@
  *   Pattern={app}#*.state           (a file name: {app} is the app id,
  *                                    * any run of characters but "/")
  *   Format=gtk                      (the files' format: gtk for files,
- *                                    where it is optional, gnome-session
- *                                    for entries, where it is required)
+ *                                    where it is optional but in a user's
+ *                                    drop-in, gnome-session for entries,
+ *                                    where it is required)
  *
  * Drop-ins are read from the system directories first and the user's last;
  * a later file of the same name replaces an earlier one. One that does not
  * parse is reported and skipped; the others still count.
  *
  * Retention and Clear delete what a store's pattern matches, so a drop-in
- * decides what policyd deletes. Every pattern must end in literal text
- * ("{app}#*.state", "session.gvdb"; not "*" or "{app}*"). The user's own
- * drop-ins can be written by anything running as the user: their stores
- * must lie inside $XDG_STATE_HOME, $XDG_DATA_HOME or ~/.var/app (issue 13:
- * "Directory=$HOME", "Pattern=*" deleted an old ~/Thesis.odt at start-up).
+ * decides what policyd deletes: every pattern must end in literal text
+ * ("{app}#*.state", "session.gvdb"; not "*" or "{app}*"), and where a
+ * store may be, and what a user's drop-in may declare, is
+ * sr-store-confine.c's to say.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -34,6 +34,7 @@
 
 #include "sr-app-id.h"
 #include "sr-pattern.h"
+#include "sr-store-confine.h"
 #include "sr-store-dropin.h"
 
 void
@@ -41,6 +42,7 @@ sr_store_free (SrStore *store)
 {
   g_free (store->name);
   g_free (store->description);
+  g_free (store->base);
   g_free (store->root);
   g_free (store->app_subdir);
   g_free (store->pattern);
@@ -188,48 +190,6 @@ parse_format (SrStore     *store,
   return FALSE;
 }
 
-/* Whether @path is @base or below it; both absolute and canonical. */
-static gboolean
-path_is_within (const char *path,
-                const char *base)
-{
-  gsize len = strlen (base);
-
-  return strncmp (path, base, len) == 0 && (path[len] == '\0' || path[len] == '/');
-}
-
-/* A user drop-in's root must be inside one of the user's state
- * directories; a base that is $HOME or above it (XDG_STATE_HOME=$HOME)
- * confines nothing and does not count. */
-static gboolean
-check_user_root (const char  *root,
-                 GError     **error)
-{
-  g_autofree char *home = g_canonicalize_filename (g_get_home_dir (), "/");
-  g_autofree char *flatpak_apps = g_build_filename (home, ".var", "app", NULL);
-  g_autofree char *canonical_root = g_canonicalize_filename (root, "/");
-  const char *bases[] = { g_get_user_state_dir (), g_get_user_data_dir (), flatpak_apps };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (bases); i++)
-    {
-      g_autofree char *base = NULL;
-
-      if (bases[i] == NULL || !g_path_is_absolute (bases[i]))
-        continue;
-      base = g_canonicalize_filename (bases[i], "/");
-      if (path_is_within (home, base))
-        continue;
-      if (path_is_within (canonical_root, base))
-        return TRUE;
-    }
-
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-               "Directory: “%s” is outside the user's state directories: a user's "
-               "drop-in may only name stores inside $XDG_STATE_HOME, $XDG_DATA_HOME "
-               "or $HOME/.var/app", root);
-  return FALSE;
-}
-
 /* @name: the drop-in's file name without ".store". */
 SrStore *
 sr_store_load_key_file (GKeyFile       *file,
@@ -246,6 +206,7 @@ sr_store_load_key_file (GKeyFile       *file,
   gboolean pattern_has_app;
 
   store->name = g_strdup (name);
+  store->origin = origin;
   if (!get_value (file, "Description", TRUE, &store->description, error) ||
       !get_value (file, "Kind", FALSE, &kind, error) ||
       !get_value (file, "Directory", FALSE, &directory, error) ||
@@ -310,15 +271,6 @@ sr_store_load_key_file (GKeyFile       *file,
   else
     store->root = g_steal_pointer (&expanded);
 
-  if (*store->root == '\0' || g_str_equal (store->root, "/"))
-    {
-      g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                           "Directory: the root may not be /");
-      return NULL;
-    }
-  if (origin == SR_STORE_ORIGIN_USER && !check_user_root (store->root, error))
-    return NULL;
-
   if (store->kind == SR_STORE_WHOLE_FILE && (pattern_has_app || store->app_subdir != NULL))
     {
       g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
@@ -337,6 +289,8 @@ sr_store_load_key_file (GKeyFile       *file,
                            "An entries store names its apps inside the file: {app} is not allowed");
       return NULL;
     }
+  if (!sr_store_confine (store, error))
+    return NULL;
 
   return g_steal_pointer (&store);
 }
@@ -386,11 +340,23 @@ char **
 sr_store_default_dirs (guint *out_first_user_dir)
 {
   g_autoptr(GStrvBuilder) dirs = g_strv_builder_new ();
-
   g_autofree char *system = g_build_filename (DATADIR, "session-restore", "stores.d", NULL);
   g_autofree char *admin = g_build_filename (SYSCONFDIR, "session-restore", "stores.d", NULL);
   g_autofree char *user = g_build_filename (g_get_user_config_dir (), "session-restore",
                                             "stores.d", NULL);
+#if SR_TEST_BUILD
+  /* The tests, and tools/run, give the shipped drop-ins as the system's
+   * without installing them. Only a build with the tests reads this: an
+   * installed policyd would let whatever can set the session's environment
+   * (~/.config/environment.d) make its own drop-ins the system's. */
+  const char *test_system = g_getenv ("SR_SYSTEM_STORES_DIR");
+
+  if (test_system != NULL && *test_system != '\0')
+    {
+      g_free (system);
+      system = g_strdup (test_system);
+    }
+#endif
 
   g_strv_builder_add_many (dirs, system, admin, user, NULL);
   *out_first_user_dir = 2;

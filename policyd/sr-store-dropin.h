@@ -22,21 +22,27 @@ typedef enum {
   SR_STORE_FORMAT_GNOME_SESSION, /* entries: sr-format-gnome-session.c */
 } SrStoreFormat;
 
-/* Where a drop-in was read from: what it may name. */
+/* Where a drop-in was read from: what it may name (sr-store-confine.c). */
 typedef enum {
   SR_STORE_ORIGIN_SYSTEM, /* $datadir or /etc: written by the distribution or
                            * the administrator */
   SR_STORE_ORIGIN_USER,   /* $XDG_CONFIG_HOME: anything running as the user
                            * can write it, so its stores are confined to the
-                           * user's state directories */
+                           * user's state directories and to the formats
+                           * policyd reads */
 } SrStoreOrigin;
 
 typedef struct {
   char *name;            /* (owned) the drop-in's name without ".store" */
   char *description;     /* (owned) */
+  SrStoreOrigin origin;
   SrStoreKind kind;
   SrStoreFormat format;
-  char *root;            /* (owned) absolute directory, before any {app} */
+  char *base;            /* (owned) the directory the root is reached from,
+                          * following links (sr-store-confine.c); below it
+                          * no link is followed */
+  char *root;            /* (owned) absolute directory, before any {app};
+                          * canonical, and base or below it */
   char *app_subdir;      /* (owned) (nullable) relative path after the {app}
                           * directory, "" when {app} is the last component */
   char *pattern;         /* (owned) file name pattern */

@@ -1,19 +1,25 @@
 /* sr-store-walk.c: listing and removing what a store holds
  *
- * Everything below a store's root is reached through directory fds with
- * openat()/unlinkat() and O_NOFOLLOW: a symbolic link is never followed,
- * so nothing outside the root can be read or removed, whatever the files
- * inside it are renamed to meanwhile. Only regular files whose names match
- * the store's pattern are touched. A file that cannot be read or does not
- * parse is reported and skipped; nothing here gives up on a whole store
- * for one bad file.
+ * A store's root is reached from its base (sr-store-dropin.c), and
+ * everything from there on through directory fds with openat()/unlinkat()
+ * and O_NOFOLLOW: a symbolic link below the base is never followed, so
+ * nothing outside the root can be read or removed, whatever the files
+ * inside it are renamed to meanwhile; a link on the way to the root skips
+ * the store, with an error. Only regular files whose names match the
+ * store's pattern are touched, a user's store's only when they read as GTK
+ * state, and never anything in policyd's own state directory. A file that
+ * cannot be read or does not parse is reported and skipped; nothing here
+ * gives up on a whole store for one bad file.
  *
  * Listing looks into GTK state files to count their windows. Reading and
- * checking one costs several times what listing it does, so a listing of
- * one store looks into at most LIST_GTK_FILES files of at most
- * LIST_GTK_MAX_SIZE bytes each, LIST_GTK_BYTES in all: a user's few hundred
- * files are all counted, and a tree of ten thousand is still listed
- * quickly. An app whose files were not all counted gets no window count.
+ * checking one costs several times what listing it does, so a listing
+ * looks into at most LIST_GTK_APP_FILES files (LIST_GTK_APP_BYTES) of each
+ * app, of at most LIST_GTK_MAX_SIZE bytes each, and into at most
+ * LIST_GTK_FILES (LIST_GTK_BYTES) of one store: a user's few hundred files
+ * are all counted, a tree of ten thousand is still listed quickly, and one
+ * app with a thousand files (a Flatpak app writes its own directory) costs
+ * the others nothing: it used to spend the store's whole budget. An app
+ * whose files were not all counted gets no window count.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -34,9 +40,13 @@
 #include "sr-fd.h"
 #include "sr-format-gnome-session.h"
 #include "sr-format-gtk.h"
+#include "sr-state-file.h"
+#include "sr-store-confine.h"
 #include "sr-store-walk.h"
 
 #define LIST_GTK_MAX_SIZE (64 * 1024)
+#define LIST_GTK_APP_FILES 64
+#define LIST_GTK_APP_BYTES (1024 * 1024)
 #define LIST_GTK_FILES 1000
 #define LIST_GTK_BYTES (4 * 1024 * 1024)
 
@@ -67,10 +77,20 @@ sr_store_report_clear (SrStoreReport *report)
   g_clear_pointer (&report->apps, g_hash_table_unref);
 }
 
+/* The last second of the year 9999, UTC: later than any real save. */
+#define FILE_TIME_MAX_SEC G_GINT64_CONSTANT (253402300799)
+
+/* A file's time in µs, taken as between 1970 and FILE_TIME_MAX_SEC: it is
+ * whatever the file's writer set (tmpfs and btrfs keep any 64-bit
+ * second), and a second past the year 294,246 overflows in µs, which made
+ * a file saved "in the future" look older than any limit (purged as
+ * expired, listed as cleared). */
 static gint64
 mtime_usec (const struct stat *st)
 {
-  return (gint64) st->st_mtim.tv_sec * G_USEC_PER_SEC + st->st_mtim.tv_nsec / 1000;
+  gint64 seconds = CLAMP ((gint64) st->st_mtim.tv_sec, 0, FILE_TIME_MAX_SEC);
+
+  return seconds * G_USEC_PER_SEC + CLAMP (st->st_mtim.tv_nsec, 0, 999999999) / 1000;
 }
 
 static void G_GNUC_PRINTF (2, 3)
@@ -110,25 +130,6 @@ open_dir_at (int         dir_fd,
   return fd;
 }
 
-/* The root's parents are the user's own directories and may be links; the
- * root itself may not. */
-static int
-open_root (const SrStore *store,
-           GPtrArray     *errors)
-{
-  g_autofree char *parent = g_path_get_dirname (store->root);
-  g_autofree char *base = g_path_get_basename (store->root);
-  g_auto(SrFd) parent_fd = open (parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-  if (parent_fd < 0)
-    {
-      if (errno != ENOENT)
-        add_error (errors, "%s: %s", parent, g_strerror (errno));
-      return -1;
-    }
-  return open_dir_at (parent_fd, base, store->root, errors);
-}
-
 /* Follows @relative ("a/b", or "" for @dir_fd itself) one component at a
  * time. */
 static int
@@ -154,6 +155,24 @@ open_relative (int         dir_fd,
       fd = next;
     }
   return sr_fd_steal (&fd);
+}
+
+/* The store's base may be a link (the user's own layout); nothing below
+ * it on the way to the root may (sr-store-dropin.c). Opened to read, not
+ * O_PATH: the root's fd is fsync()ed after a rewrite in it. */
+static int
+open_root (const SrStore *store,
+           GPtrArray     *errors)
+{
+  g_auto(SrFd) base_fd = open (store->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (base_fd < 0)
+    {
+      if (errno != ENOENT)
+        add_error (errors, "%s: %s", store->base, g_strerror (errno));
+      return -1;
+    }
+  return open_relative (base_fd, sr_store_root_below_base (store), store->base, errors);
 }
 
 /* Called with each name in a directory; callbacks match the name before
@@ -255,16 +274,30 @@ typedef struct {
   GPtrArray *errors;
   guint gtk_files_left;         /* listing: what may still be read */
   guint64 gtk_bytes_left;
+  gboolean has_own_state;       /* policyd's state directory exists... */
+  struct stat own_state;        /* ...and is this one */
 } Pass;
 
-/* @windows: a count, WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
-static void
-add_usage (Pass       *pass,
-           const char *app_id,
-           guint       entries,
-           guint64     bytes,
-           gint64      saved,
-           gint64      windows)
+/* Whether @fd is policyd's own state directory, which no store may reach,
+ * whichever {app} or spelling of a path led there (sr-store-dropin.c). */
+static gboolean
+is_own_state (Pass       *pass,
+              int         fd,
+              const char *shown_path)
+{
+  struct stat st;
+
+  if (!pass->has_own_state || fstat (fd, &st) != 0 ||
+      st.st_dev != pass->own_state.st_dev || st.st_ino != pass->own_state.st_ino)
+    return FALSE;
+  add_error (pass->errors, "%s: policyd's own state, which no store may hold; left alone",
+             shown_path);
+  return TRUE;
+}
+
+static SrAppUsage *
+lookup_usage (Pass       *pass,
+              const char *app_id)
 {
   SrAppUsage *usage = g_hash_table_lookup (pass->usage, app_id);
 
@@ -274,6 +307,18 @@ add_usage (Pass       *pass,
       usage->stores = g_ptr_array_new ();
       g_hash_table_insert (pass->usage, g_strdup (app_id), usage);
     }
+  return usage;
+}
+
+/* @windows: a count, WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
+static void
+add_usage (Pass       *pass,
+           SrAppUsage *usage,
+           guint       entries,
+           guint64     bytes,
+           gint64      saved,
+           gint64      windows)
+{
   usage->entries += entries;
   usage->bytes += bytes;
   usage->last_saved = MAX (usage->last_saved, saved);
@@ -324,6 +369,7 @@ remove_file (Pass              *pass,
  * the store is not GTK's. */
 static gint64
 count_windows (Pass              *pass,
+               SrAppUsage        *usage,
                int                dir_fd,
                const char        *dir_path,
                const char        *name,
@@ -337,7 +383,8 @@ count_windows (Pass              *pass,
   if (pass->store->format != SR_STORE_FORMAT_GTK)
     return WINDOWS_NONE;
   if (st->st_size > LIST_GTK_MAX_SIZE || (guint64) st->st_size > pass->gtk_bytes_left ||
-      pass->gtk_files_left == 0)
+      pass->gtk_files_left == 0 || usage->gtk_files_read >= LIST_GTK_APP_FILES ||
+      usage->gtk_bytes_read + st->st_size > LIST_GTK_APP_BYTES)
     return WINDOWS_NOT_COUNTED;
 
   bytes = read_file_at (dir_fd, name, LIST_GTK_MAX_SIZE, &now, &error);
@@ -351,6 +398,8 @@ count_windows (Pass              *pass,
     }
   pass->gtk_files_left--;
   pass->gtk_bytes_left -= MIN (g_bytes_get_size (bytes), pass->gtk_bytes_left);
+  usage->gtk_files_read++;
+  usage->gtk_bytes_read += g_bytes_get_size (bytes);
   if (!sr_format_gtk_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                            &windows, &error))
     {
@@ -359,6 +408,42 @@ count_windows (Pass              *pass,
       return WINDOWS_NOT_COUNTED;
     }
   return windows;
+}
+
+/* A user's store removes a file only when it reads as GTK state, the one
+ * format a user's files store may have (sr-store-dropin.c): anything
+ * running as the user can write such a drop-in, and name a directory with
+ * other files in it. */
+static gboolean
+reads_as_store_format (Pass       *pass,
+                       int         dir_fd,
+                       const char *dir_path,
+                       const char *name)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat was_read, now;
+
+  if (pass->store->origin != SR_STORE_ORIGIN_USER)
+    return TRUE;
+
+  bytes = read_file_at (dir_fd, name, SR_FORMAT_GTK_MAX_SIZE, &was_read, &error);
+  if (bytes == NULL)
+    {
+      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        add_error (pass->errors, "%s/%s: %s; left alone", dir_path, name, error->message);
+      return FALSE;
+    }
+  if (!sr_format_gtk_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL,
+                            &error))
+    {
+      add_error (pass->errors, "%s/%s %s; left alone: a user's store removes GTK state only",
+                 dir_path, name, error->message);
+      return FALSE;
+    }
+  /* What was read is what goes, unless it was replaced just now. */
+  return stat_entry (dir_fd, name, &now) && now.st_dev == was_read.st_dev &&
+         now.st_ino == was_read.st_ino;
 }
 
 static void
@@ -389,12 +474,15 @@ on_file_entry (int         dir_fd,
 
   if (pass->usage != NULL)
     {
-      if (app != NULL)
-        add_usage (pass, app, 1, st->st_size, mtime_usec (st),
-                   count_windows (pass, dir_fd, dir_path, name, st));
+      SrAppUsage *usage = app != NULL ? lookup_usage (pass, app) : NULL;
+
+      if (usage != NULL)
+        add_usage (pass, usage, 1, st->st_size, mtime_usec (st),
+                   count_windows (pass, usage, dir_fd, dir_path, name, st));
     }
   else if (should_remove (pass, app, st) &&
-           (app != NULL || pass->store->kind == SR_STORE_WHOLE_FILE))
+           (app != NULL || pass->store->kind == SR_STORE_WHOLE_FILE) &&
+           reads_as_store_format (pass, dir_fd, dir_path, name))
     remove_file (pass, dir_fd, dir_path, name, st, app);
 }
 
@@ -501,7 +589,7 @@ on_session_usage_cb (const char *app_id,
 {
   Pass *pass = user_data;
 
-  add_usage (pass, app_id, entries, bytes, pass->older_than, WINDOWS_NONE);
+  add_usage (pass, lookup_usage (pass, app_id), entries, bytes, pass->older_than, WINDOWS_NONE);
 }
 
 static void
@@ -576,9 +664,13 @@ static void
 run_pass (Pass *pass)
 {
   const SrStore *store = pass->store;
+  g_autofree char *own_state = sr_state_file_path (NULL);
   g_auto(SrFd) root_fd = open_root (store, pass->errors);
 
   if (root_fd < 0)
+    return;
+  pass->has_own_state = stat (own_state, &pass->own_state) == 0;
+  if (is_own_state (pass, root_fd, store->root))
     return;
 
   if (store->kind == SR_STORE_ENTRIES)
@@ -612,7 +704,8 @@ run_pass (Pass *pass)
           g_auto(SrFd) dir_fd = app_fd >= 0 ? open_relative (app_fd, store->app_subdir,
                                                              app_path, pass->errors) : -1;
 
-          if (dir_fd >= 0)
+          if (dir_fd >= 0 && !is_own_state (pass, app_fd, app_path) &&
+              (*store->app_subdir == '\0' || !is_own_state (pass, dir_fd, dir_path)))
             {
               pass->dir_app = app;
               foreach_entry (dir_fd, dir_path, pass->errors, on_file_entry, pass);

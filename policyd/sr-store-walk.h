@@ -17,6 +17,8 @@ typedef struct {
   guint windows;            /* in the GTK state files that were read */
   guint gtk_files;          /* GTK state files, read or not */
   guint gtk_files_not_counted;
+  guint gtk_files_read;     /* this listing's budget for the app, spent */
+  guint64 gtk_bytes_read;
   gboolean at_login;        /* named by the session manager's store */
   GPtrArray *stores;        /* (owned) store names, (unowned) strings */
 } SrAppUsage;

@@ -138,6 +138,29 @@ def stores():
         'locale-keys': files + 'Description[de]=GTK-Zustand\nDescription=GTK state\n',
         'other-groups': '[Other]\nKind=whole-file\n\n' + files + '[Store]\nKind=whole-file\n',
         'duplicate-key': files + 'Kind=entries\n',
+        # Issue 22: what a user's drop-in may no longer declare, what no
+        # drop-in may, and app ids with "+".
+        'user-whole-file': '[Store]\nKind=whole-file\nDirectory=$XDG_STATE_HOME/x\n'
+                           'Pattern=*.odt\n\0Thesis.odt',
+        'user-files-no-format': '[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\n'
+                                'Pattern=*.keyring\n\0login.keyring',
+        'user-files-gtk-keyring': '[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\n'
+                                  'Pattern=*.keyring\nFormat=gtk\n\0login.keyring',
+        'own-state': '[Store]\nKind=whole-file\nDirectory=$XDG_STATE_HOME/session-restore\n'
+                     'Pattern=clear-points\n\0clear-points',
+        'own-state-below': '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/session-restore/{app}\n'
+                           'Pattern=*.state\nFormat=gtk\n',
+        'own-state-spelled': '[Store]\nKind=whole-file\n'
+                             'Directory=$XDG_STATE_HOME//session-restore/\nPattern=clear-points\n',
+        'own-state-next-door': '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/session-restore2\n'
+                               'Pattern={app}.state\nFormat=gtk\n',
+        'own-state-by-app': '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/{app}\n'
+                            'Pattern=clear-points\nFormat=gtk\n\0clear-points',
+        'root-double-slash': '[Store]\nKind=whole-file\nDirectory=//var//lib/\nPattern=x.gvdb\n',
+        'root-only-slashes': '[Store]\nKind=whole-file\nDirectory=//\nPattern=x.gvdb\n',
+        'base-below-link': '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/link/Documents/{app}\n'
+                           'Pattern=*.state\nFormat=gtk\n',
+        'plus-app-match': files + 'Format=gtk\n\0foo+bar#1.state',
     }
     for name, value in seeds.items():
         write('store-dropin', name, value)

@@ -225,22 +225,6 @@ class DropInTest(PolicydTestCase):
             self.assertEqual(f.read(), 'four hundred days of work')
         self.assertAlive()
 
-    def test_user_dropin_replaces_shipped_one_of_the_same_name(self):
-        # The user points "gtk" somewhere else (inside their state
-        # directories, where a user's drop-in may point): the shipped one
-        # no longer counts.
-        elsewhere = os.path.join(self.s.data_home, 'elsewhere')
-        os.makedirs(elsewhere)
-        self.write_dropin('gtk.store', f'[Store]\nKind=files\nDirectory={elsewhere}\nPattern={{app}}.dat\n')
-        with open(os.path.join(elsewhere, f'{B}.dat'), 'w') as f:
-            f.write('state')
-        self.s.start_policyd()
-        sim = Simulator(self.s)
-        sim.save(A)
-        listing = self.s.list_state()
-        self.assertEqual(listing[B]['stores'], ['gtk'])
-        self.assertEqual(listing[A]['stores'], ['gnome-session'])
-
     def test_corrupt_session_file_is_reported_and_kept(self):
         sim = Simulator(self.s)
         self.s.start_policyd()
@@ -321,6 +305,43 @@ class FileSystemFaultTest(PolicydTestCase):
         self.assertFalse(os.path.exists(sim.gtk_path(A, '2')))
         # What could not be removed is still not restored: the clear point holds.
         self.assertEqual(sim.restore(A, LAUNCH, instance='1'), (DENY, 'cleared'))
+
+    def test_file_time_far_in_the_future(self):
+        # Issue 22: a file's time was multiplied into µs unchecked; tmpfs
+        # (like btrfs) keeps any 64-bit second, and past the year 294,246
+        # the product overflowed: a state file saved "in the future" went
+        # negative, older than any limit, and was purged as expired and
+        # listed as cleared. Times are now taken as at most the year 9999.
+        self.mount('-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'sr-times', self.s.state_home)
+        self.s.gsettings('set', 'max-age-days', '7')
+        self.s.gsettings('set', 'excluded-apps', f"['{C}']")
+        future = 2**63 // 10**6 + 5          # seconds; in µs, past 2^63
+        deaf = Simulator(self.s, listening=False)
+        deaf.memory = {A: {'1': {'saved_at': future * 10**6, 'flatpak': False, 'payload': b''}},
+                       B: {'1': {'saved_at': now_us() - 60 * 10**6, 'flatpak': False,
+                                 'payload': b''}}}
+        deaf.start_policyd_after_purge(C)
+        self.assertEqual(os.stat(deaf.gtk_path(A, '1')).st_mtime_ns // 10**9, future)
+
+        # Retention kept it, and the listing gives the clamped time.
+        year_9999_us = 253402300799 * 10**6
+        listing = self.s.list_state()
+        self.assertEqual(listing[A]['last-saved'], year_9999_us)
+        self.assertEqual(listing[A]['state'], 'valid')
+        self.assertEqual(listing[B]['state'], 'valid')
+        # After a clear, an owner that did not listen writes both back: B's
+        # is from before the clear point, A's says it is from after it.
+        self.s.clear()
+        self.assertEqual(self.s.list_state(), {})
+        deaf.write_back()
+        # B's entry in the session file too (its time is the file's).
+        before_clear = (now_us() - 60 * 10**6) / 1e6
+        os.utime(deaf.session_path, (before_clear, before_clear))
+        listing = self.s.list_state()
+        self.assertEqual(listing[B]['state'], 'cleared')
+        self.assertEqual(listing[A]['state'], 'valid')
+        self.assertEqual(listing[A]['last-saved'], year_9999_us)
+        self.assertAlive()
 
     def test_full_file_system(self):
         self.mount('-t', 'tmpfs', '-o', 'size=256k,mode=0755', 'sr-full', self.s.state_home)

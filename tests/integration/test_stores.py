@@ -54,6 +54,44 @@ class ListTest(PolicydTestCase):
         self.assertDBusError('NotAllowed', self.s.list_state)
 
 
+class ListBudgetTest(PolicydTestCase):
+    def test_one_app_cannot_starve_the_others(self):
+        # Issue 22: the listing reads at most 1,000 GTK files of a store to
+        # count windows; a Flatpak app that wrote 1,001 files in its own
+        # directory spent it all, and every app listed after it lost its
+        # window count (in the panel and the login prompt). Each app now
+        # has a budget of its own.
+        sim = Simulator(self.s)
+        others = [f'org.example.Other{i}' for i in range(8)]
+        for app in others:
+            sim.save(app, '1', flatpak=True)
+            sim.save(app, '2', flatpak=True)
+        var_app = os.path.join(self.s.home, '.var', 'app')
+        # The store is walked in directory order: the big app must come
+        # before the others there, or it would spend the budget last. Its
+        # name is picked so that it does, whatever the file system's order.
+        for i in range(100):
+            big = f'org.example.Big{i}'
+            os.makedirs(os.path.join(var_app, big))
+            if os.listdir(var_app)[0] == big:
+                break
+            os.rmdir(os.path.join(var_app, big))
+        else:
+            self.fail(f'no app name comes first in {var_app}')
+        state = sim.gtk_state(big, '1', b'').get_data_as_bytes().get_data()
+        big_dir = os.path.dirname(sim.gtk_path(big, '1', flatpak=True))
+        os.makedirs(big_dir)
+        for i in range(1001):
+            with open(os.path.join(big_dir, f'{big}#{i:04d}.state'), 'wb') as f:
+                f.write(state)
+
+        listing = self.s.list_state()
+        self.assertEqual(listing[big]['entries'], 1001)
+        self.assertNotIn('windows', listing[big])
+        self.assertEqual({app: listing[app].get('windows') for app in others},
+                         {app: 2 for app in others})
+
+
 class OptOutTest(PolicydTestCase):
     def test_opt_out_forgets_that_app_only(self):
         sim = Simulator(self.s)
@@ -195,6 +233,35 @@ class ClearTest(PolicydTestCase):
         self.assertEqual(sim.restore(A, RECOVER), (ALLOW, 'allowed'))
 
 
+class PlusInAppIdTest(PolicydTestCase):
+    """Issue 22: "+" is valid in an app id, and the store patterns did not
+    take it: foo+bar's state was never listed, and Clear([foo+bar])
+    reported success while foo+bar#1.state stayed."""
+    PLUS = 'foo+bar'
+    LOOKALIKES = ('fooobar', 'foobar', 'foo+bar+', 'foo', 'foo+barr')
+
+    def test_listed_and_cleared_literally(self):
+        sim = Simulator(self.s)
+        for app in (self.PLUS,) + self.LOOKALIKES:
+            sim.save(app, '1')
+            sim.save(app, '2', flatpak=True)
+        listing = self.s.list_state()
+        self.assertEqual(sorted(listing), sorted((self.PLUS,) + self.LOOKALIKES))
+        self.assertEqual(sorted(listing[self.PLUS]['stores']), ['gnome-session', 'gtk', 'gtk-flatpak'])
+        self.assertEqual(listing[self.PLUS]['windows'], 2)
+
+        report = self.s.clear([self.PLUS])
+        self.assertEqual(report['apps'], [self.PLUS])
+        self.assertEqual(report['stores']['gtk']['entries'], 1)
+        self.assertEqual(report['stores']['gtk-flatpak']['entries'], 1)
+        self.assertFalse(os.path.exists(sim.gtk_path(self.PLUS, '1')))
+        self.assertFalse(os.path.exists(sim.gtk_path(self.PLUS, '2', flatpak=True)))
+        for app in self.LOOKALIKES:
+            self.assertTrue(os.path.exists(sim.gtk_path(app, '1')), app)
+            self.assertTrue(os.path.exists(sim.gtk_path(app, '2', flatpak=True)), app)
+        self.assertEqual(sorted(self.s.list_state()), sorted(self.LOOKALIKES))
+
+
 class ExpiryTest(PolicydTestCase):
     start = False
 
@@ -220,6 +287,24 @@ class ExpiryTest(PolicydTestCase):
         self.assertEqual(self.s.check_restore(A, LAUNCH, {'saved-at': GLib.Variant('x', old)}),
                          (DENY, 'expired'))
         self.assertEqual(sim.restore(B, LAUNCH), (ALLOW, 'allowed'))
+
+    def test_app_id_with_plus_purged_at_start_up(self):
+        # Issue 22 (PlusInAppIdTest): retention and the excluded apps'
+        # purge find "+" app ids too.
+        sim = Simulator(self.s)
+        self.s.gsettings('set', 'max-age-days', '7')
+        old = now_us() - 8 * USEC_PER_DAY
+        sim.memory = {'foo+bar': {'1': {'saved_at': old, 'flatpak': True, 'payload': b''}},
+                      'c++': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
+                      'cxx': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
+        sim.write_back()
+        self.s.gsettings('set', 'excluded-apps', "['c++']")
+        self.s.start_policyd()
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('foo+bar', '1', flatpak=True)),
+                          what='old foo+bar state purged')
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('c++', '1')),
+                          what='excluded c++ purged')
+        self.assertTrue(os.path.exists(sim.gtk_path('cxx', '1')))
 
     def test_forever_keeps_everything(self):
         sim = Simulator(self.s)

@@ -194,10 +194,13 @@ class Session:
                   os.path.join(self.home, '.cache')):
             os.makedirs(d, exist_ok=True)
         os.chmod(self.runtime_dir, 0o700)
-        # The shipped store drop-ins, as the user's own: policyd reads them
-        # from $XDG_CONFIG_HOME/session-restore/stores.d without installing.
+        # The shipped store drop-ins, as the system's: a test build of
+        # policyd reads them from SR_SYSTEM_STORES_DIR instead of $datadir.
+        # The user's own (stores_dir) are the tests' to write.
+        self.system_stores_dir = os.path.join(self.root, 'system-stores.d')
+        shutil.copytree(os.path.join(SOURCE_DIR, 'data', 'stores.d'), self.system_stores_dir)
         self.stores_dir = os.path.join(self.config_home, 'session-restore', 'stores.d')
-        shutil.copytree(os.path.join(SOURCE_DIR, 'data', 'stores.d'), self.stores_dir)
+        os.makedirs(self.stores_dir)
 
         self.site_dir = os.path.join(self.root, 'site.d')
         self.site_db = os.path.join(self.root, 'site.db')
@@ -230,6 +233,7 @@ class Session:
             'SR_PROMPT_EXECUTABLE': os.path.realpath(PANEL),
             'SR_POLICYD_EXECUTABLE': POLICYD_EXECUTABLE,
         }
+        self.env['SR_SYSTEM_STORES_DIR'] = self.system_stores_dir
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
             if passthrough in os.environ:

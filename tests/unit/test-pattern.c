@@ -63,6 +63,19 @@ test_greedy (void)
   assert_no_match ("{app}#*.state", "org.example.App#/.state");
 }
 
+/* Issue 22: "+" is an app id character like any other ("foo+bar"), and
+ * only itself: a pattern that stopped at it left foo+bar's files behind
+ * while Clear reported success. */
+static void
+test_app_plus (void)
+{
+  assert_match ("{app}#*.state", "foo+bar#1.state", "foo+bar");
+  assert_match ("{app}#*.state", "fooobar#1.state", "fooobar");
+  assert_match ("{app}#*.state", "c++#1.state", "c++");
+  assert_match ("x-{app}.state", "x-foo+bar.state", "foo+bar");
+  assert_no_match ("{app}#*.state", "foo bar#1.state");
+}
+
 static void
 test_rejected (void)
 {
@@ -105,7 +118,7 @@ reference_regex (const char *pattern)
     {
       if (g_str_has_prefix (p, "{app}"))
         {
-          g_string_append (regex, "(?<app>[A-Za-z0-9_.-]+)");
+          g_string_append (regex, "(?<app>[A-Za-z0-9_.+-]+)");
           p += strlen ("{app}");
         }
       else if (*p == '*')
@@ -129,8 +142,8 @@ reference_regex (const char *pattern)
 static void
 test_same_as_regex (void)
 {
-  static const char *pieces[] = { "a", "b", ".", "-", "#", "*", "{app}", "{" };
-  static const char alphabet[] = "ab.-#{}/";
+  static const char *pieces[] = { "a", "b", ".", "-", "+", "#", "*", "{app}", "{" };
+  static const char alphabet[] = "ab.-+#{}/";
   g_autoptr(GRand) rand = g_rand_new_with_seed (20261203);
 
   for (int i = 0; i < 20000; i++)
@@ -177,6 +190,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pattern/shipped", test_shipped);
   g_test_add_func ("/pattern/greedy", test_greedy);
+  g_test_add_func ("/pattern/app-plus", test_app_plus);
   g_test_add_func ("/pattern/rejected", test_rejected);
   g_test_add_func ("/pattern/no-blowup", test_no_blowup);
   g_test_add_func ("/pattern/same-as-regex", test_same_as_regex);

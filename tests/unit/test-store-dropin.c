@@ -1,5 +1,6 @@
 /* test-store-dropin.c: store drop-ins, parsed, matched and read from their
- * directories (policyd/sr-store-dropin.c)
+ * directories, and what they may reach (policyd/sr-store-dropin.c,
+ * sr-store-confine.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "sr-error.h"
+#include "sr-store-confine.h"
 #include "sr-store-dropin.h"
 
 static SrStore *
@@ -49,6 +51,9 @@ test_dropin_files (void)
   g_assert_null (store->app_subdir);
   g_assert_true (sr_store_match (store, "org.example.App#a1b2.state", &app));
   g_assert_cmpstr (app, ==, "org.example.App");
+  g_clear_pointer (&app, g_free);
+  g_assert_true (sr_store_match (store, "foo+bar#1.state", &app));
+  g_assert_cmpstr (app, ==, "foo+bar");
   g_assert_false (sr_store_match (store, "gnome-session@gnome.state", NULL));
   g_assert_false (sr_store_match (store, "not valid#1.state", NULL));
   g_assert_false (sr_store_match (store, ".org.example.App#1.state", NULL));
@@ -196,16 +201,22 @@ test_dropin_pattern_needs_literal_suffix (void)
         g_assert_nonnull (strstr (error->message, "Pattern"));
       }
   for (guint i = 0; i < G_N_ELEMENTS (good); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *text =
-        g_strdup_printf ("[Store]\nKind=%s\nDirectory=$XDG_STATE_HOME\nPattern=%s\n",
-                         strstr (good[i], "{app}") ? "files" : "whole-file", good[i]);
-      g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, text, &error);
+    for (SrStoreOrigin origin = SR_STORE_ORIGIN_SYSTEM; origin <= SR_STORE_ORIGIN_USER; origin++)
+      {
+        g_autoptr(GError) error = NULL;
+        gboolean has_app = strstr (good[i], "{app}") != NULL;
+        g_autofree char *text =
+          g_strdup_printf ("[Store]\nKind=%s\nDirectory=$XDG_STATE_HOME\nPattern=%s\n",
+                           has_app ? "files\nFormat=gtk" : "whole-file", good[i]);
+        g_autoptr(SrStore) store = NULL;
 
-      g_assert_no_error (error);
-      g_assert_nonnull (store);
-    }
+        /* A user's drop-in declares no whole-file store (below). */
+        if (origin == SR_STORE_ORIGIN_USER && !has_app)
+          continue;
+        store = load_text_from (origin, text, &error);
+        g_assert_no_error (error);
+        g_assert_nonnull (store);
+      }
 }
 
 /* ... and a user's drop-in may only name stores inside the user's state
@@ -213,53 +224,166 @@ test_dropin_pattern_needs_literal_suffix (void)
 static void
 test_dropin_user_root_confined (void)
 {
+  const char *gtk = "[Store]\nKind=files\nFormat=gtk\n";
   g_autofree char *above_state = g_path_get_dirname (g_get_user_state_dir ());
-  g_autofree char *above_state_dropin =
-    g_strdup_printf ("[Store]\nKind=whole-file\nDirectory=%s\nPattern=x.gvdb\n", above_state);
-  g_autofree char *state_prefix_dropin =
-    g_strdup_printf ("[Store]\nKind=whole-file\nDirectory=%s-not\nPattern=x.gvdb\n",
-                     g_get_user_state_dir ());
+  g_autofree char *above_state_dir = g_strdup_printf ("Directory=%s/{app}\nPattern=x.state\n",
+                                                      above_state);
+  g_autofree char *state_prefix_dir =
+    g_strdup_printf ("Directory=%s-not\nPattern={app}.state\n", g_get_user_state_dir ());
   const char *refused[] = {
-    "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=Thesis.odt\n",
-    "[Store]\nKind=files\nDirectory=$HOME\nPattern={app}.odt\n",
-    "[Store]\nKind=files\nDirectory=$HOME/{app}\nPattern=x.odt\n",
-    "[Store]\nKind=files\nDirectory=$XDG_CONFIG_HOME\nPattern={app}.conf\n",
-    "[Store]\nKind=files\nDirectory=$XDG_CACHE_HOME\nPattern={app}.x\n",
-    "[Store]\nKind=whole-file\nDirectory=$HOME/.var\nPattern=x.gvdb\n",
-    "[Store]\nKind=whole-file\nDirectory=/etc\nPattern=passwd\n",
-    "[Store]\nKind=whole-file\nDirectory=/tmp\nPattern=x.gvdb\n",
-    above_state_dropin,
-    state_prefix_dropin,
+    "Directory=$HOME\nPattern={app}.odt\n",
+    "Directory=$HOME/{app}\nPattern=x.odt\n",
+    "Directory=$XDG_CONFIG_HOME\nPattern={app}.conf\n",
+    "Directory=$XDG_CACHE_HOME\nPattern={app}.x\n",
+    "Directory=$HOME/.var/{app}\nPattern=x.state\n",
+    "Directory=/etc/{app}\nPattern=passwd\n",
+    "Directory=/tmp\nPattern={app}.state\n",
+    above_state_dir,
+    state_prefix_dir,
   };
   const char *allowed[] = {
-    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n",
-    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/a//b\nPattern={app}#*.state\n",
-    "[Store]\nKind=whole-file\nDirectory=$XDG_DATA_HOME/mutter\nPattern=session.gvdb\n",
-    "[Store]\nKind=files\nDirectory=$HOME/.var/app/{app}/.local/state\nPattern={app}#*.state\n",
-    ("[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\nPattern=gnome-session@*.state\n"
-     "Format=gnome-session\n"),
+    "Directory=$XDG_STATE_HOME\nPattern={app}#*.state\n",
+    "Directory=$XDG_STATE_HOME/a//b\nPattern={app}#*.state\n",
+    "Directory=$XDG_DATA_HOME/{app}\nPattern=*.state\n",
+    "Directory=$HOME/.var/app/{app}/.local/state\nPattern={app}#*.state\n",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(SrStore) user = load_text_from (SR_STORE_ORIGIN_USER, refused[i], &error);
+      g_autofree char *text = g_strconcat (gtk, refused[i], NULL);
+      g_autoptr(SrStore) user = load_text_from (SR_STORE_ORIGIN_USER, text, &error);
       g_autoptr(SrStore) system = NULL;
 
       g_assert_null (user);
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+      g_assert_nonnull (strstr (error->message, "outside the user's state directories"));
       g_clear_error (&error);
-      system = load_text_from (SR_STORE_ORIGIN_SYSTEM, refused[i], &error);
+      system = load_text_from (SR_STORE_ORIGIN_SYSTEM, text, &error);
       g_assert_no_error (error);
       g_assert_nonnull (system);
     }
   for (guint i = 0; i < G_N_ELEMENTS (allowed); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, allowed[i], &error);
+      g_autofree char *text = g_strconcat (gtk, allowed[i], NULL);
+      g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, text, &error);
 
       g_assert_no_error (error);
       g_assert_nonnull (store);
+    }
+}
+
+/* Issue 22: a user's drop-in declares only what policyd reads before it
+ * deletes: GTK files and gnome-session entries. Whole-file stores, and
+ * files of no format ("Pattern=*.keyring" deleted the login keyring), are
+ * the system's alone. */
+static void
+test_dropin_user_kinds (void)
+{
+  const char *system_only[] = {
+    "[Store]\nKind=whole-file\nDirectory=$XDG_DATA_HOME/mutter\nPattern=session.gvdb\n",
+    "[Store]\nKind=whole-file\nDirectory=$XDG_STATE_HOME/x\nPattern=*.odt\n",
+    "[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\nPattern=*.keyring\n",
+    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n",
+  };
+  const char *both[] = {
+    "[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\nPattern=*.keyring\nFormat=gtk\n",
+    ("[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\nPattern=gnome-session@*.state\n"
+     "Format=gnome-session\n"),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (system_only); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SrStore) user = load_text_from (SR_STORE_ORIGIN_USER, system_only[i], &error);
+      g_autoptr(SrStore) system = NULL;
+
+      g_assert_null (user);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+      g_clear_error (&error);
+      system = load_text_from (SR_STORE_ORIGIN_SYSTEM, system_only[i], &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (system->origin, ==, SR_STORE_ORIGIN_SYSTEM);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (both); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SrStore) user = load_text_from (SR_STORE_ORIGIN_USER, both[i], &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (user->origin, ==, SR_STORE_ORIGIN_USER);
+    }
+}
+
+/* Issue 22: no drop-in, the system's neither, names policyd's own state
+ * (a store over "clear-points" undid a Clear at the next start). */
+static void
+test_dropin_own_state_refused (void)
+{
+  const char *state = g_get_user_state_dir ();
+  g_autofree char *spelled = g_strdup_printf ("%s//session-restore/", state);
+  g_autofree char *below = g_strdup_printf ("%s/session-restore/sub", state);
+  g_autofree char *app_below = g_strdup_printf ("%s/session-restore/{app}", state);
+  const char *refused[] = { "$XDG_STATE_HOME/session-restore", spelled, below, app_below };
+  g_autofree char *next_door = g_strdup_printf ("%s/session-restore-x", state);
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    for (SrStoreOrigin origin = SR_STORE_ORIGIN_SYSTEM; origin <= SR_STORE_ORIGIN_USER; origin++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autofree char *text =
+          g_strdup_printf ("[Store]\nKind=%s\nDirectory=%s\nPattern=clear-points\n",
+                           strstr (refused[i], "{app}") ? "files\nFormat=gtk" : "whole-file",
+                           refused[i]);
+        g_autoptr(SrStore) store = load_text_from (origin, text, &error);
+
+        g_assert_null (store);
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+        g_assert_nonnull (strstr (error->message, "policyd's own state"));
+      }
+  {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *text =
+      g_strdup_printf ("[Store]\nKind=files\nFormat=gtk\nDirectory=%s\nPattern={app}.x\n",
+                       next_door);
+    g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, text, &error);
+
+    g_assert_no_error (error);
+  }
+}
+
+/* Where a store's root is reached from, following links: the longest of
+ * the user's base directories that holds it, else "/". */
+static void
+test_dropin_base (void)
+{
+  g_autofree char *flatpak_apps = g_build_filename (g_get_home_dir (), ".var", "app", NULL);
+  struct {
+    const char *directory;
+    const char *base;
+    const char *below;
+  } cases[] = {
+    { "$XDG_STATE_HOME", g_get_user_state_dir (), "" },
+    { "$XDG_STATE_HOME/a//b/", g_get_user_state_dir (), "a/b" },
+    { "$XDG_DATA_HOME/mutter", g_get_user_data_dir (), "mutter" },
+    { "$HOME/.var/app/{app}/.local/state", flatpak_apps, "" },
+    { "$HOME/Documents", g_get_home_dir (), "Documents" },
+    { "/var/lib/x", "/", "var/lib/x" },
+    { "//var//lib", "/", "var/lib" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text =
+        g_strdup_printf ("[Store]\nKind=files\nDirectory=%s\nPattern={app}.x\n",
+                         cases[i].directory);
+      g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_SYSTEM, text, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (store->base, ==, cases[i].base);
+      g_assert_cmpstr (sr_store_root_below_base (store), ==, cases[i].below);
     }
 }
 
@@ -274,13 +398,13 @@ test_dropin_dirs_user_confined (void)
   g_autofree char *b = g_build_filename (user, "home.store", NULL);
   g_autofree char *c = g_build_filename (user, "gtk.store", NULL);
   const char *dirs[] = { system, user, NULL };
-  const char *text = "[Store]\nKind=whole-file\nDirectory=$HOME\nPattern=Thesis.odt\n";
+  const char *text = "[Store]\nKind=files\nFormat=gtk\nDirectory=$HOME\nPattern={app}.odt\n";
   g_autoptr(GPtrArray) stores = NULL;
 
   g_assert_true (g_file_set_contents (a, text, -1, NULL));
   g_assert_true (g_file_set_contents (b, text, -1, NULL));
   g_assert_true (g_file_set_contents (c, "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
-                                      "Pattern={app}#*.state\n", -1, NULL));
+                                      "Pattern={app}#*.state\nFormat=gtk\n", -1, NULL));
   g_test_expect_message ("sr-store-dropin", G_LOG_LEVEL_WARNING,
                          "Refusing the user's store drop-in *home.store*outside*");
   stores = sr_store_load_dirs (dirs, 1);
@@ -295,18 +419,24 @@ test_dropin_dirs_user_confined (void)
   g_rmdir (user);
 }
 
-/* The shipped drop-ins load as the user's (the tests install them there)
- * and as the system's. */
+/* The shipped drop-ins load as the system's (where they are installed);
+ * as the user's, the whole-file ones would be refused. */
 static void
 test_dropin_shipped_load (void)
 {
   g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "stores.d", NULL);
   const char *dirs[] = { dir, NULL };
   g_autoptr(GPtrArray) as_system = sr_store_load_dirs (dirs, 1);
-  g_autoptr(GPtrArray) as_user = sr_store_load_dirs (dirs, 0);
+  g_autoptr(GPtrArray) as_user = NULL;
 
   g_assert_cmpuint (as_system->len, ==, 5);
-  g_assert_cmpuint (as_user->len, ==, 5);
+  g_test_expect_message ("sr-store-dropin", G_LOG_LEVEL_WARNING,
+                         "Refusing the user's store drop-in *whole-file*");
+  g_test_expect_message ("sr-store-dropin", G_LOG_LEVEL_WARNING,
+                         "Refusing the user's store drop-in *whole-file*");
+  as_user = sr_store_load_dirs (dirs, 0);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (as_user->len, ==, 3);
 }
 
 int
@@ -323,6 +453,9 @@ main (int argc, char **argv)
   g_test_add_func ("/store-dropin/pattern-needs-literal-suffix",
                    test_dropin_pattern_needs_literal_suffix);
   g_test_add_func ("/store-dropin/user-root-confined", test_dropin_user_root_confined);
+  g_test_add_func ("/store-dropin/user-kinds", test_dropin_user_kinds);
+  g_test_add_func ("/store-dropin/own-state-refused", test_dropin_own_state_refused);
+  g_test_add_func ("/store-dropin/base", test_dropin_base);
   g_test_add_func ("/store-dropin/dirs-user-confined", test_dropin_dirs_user_confined);
   g_test_add_func ("/store-dropin/shipped-load", test_dropin_shipped_load);
 
