@@ -425,9 +425,9 @@ SrDaemon *
 sr_daemon_new (SrSettings *settings)
 {
   SrDaemon *self = g_new0 (SrDaemon, 1);
-  g_autofree char *crash_path = sr_state_file_path ("crash-counters");
-  g_autofree char *clear_path = sr_state_file_path ("clear-points");
-  g_autofree char *consumers_path = sr_state_file_path ("consumers");
+  g_autofree char *crash_path = sr_state_file_path (SR_STATE_FILE_CRASH_COUNTERS);
+  g_autofree char *clear_path = sr_state_file_path (SR_STATE_FILE_CLEAR_POINTS);
+  g_autofree char *consumers_path = sr_state_file_path (SR_STATE_FILE_CONSUMERS);
   guint first_user_dir;
   g_auto(GStrv) dirs = sr_store_default_dirs (&first_user_dir);
 
