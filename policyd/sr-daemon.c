@@ -32,6 +32,7 @@
 #include "sr-polkit.h"
 #include "sr-prompt.h"
 #include "sr-properties.h"
+#include "sr-schema-range.h"
 #include "sr-state-file.h"
 #include "sr-store-dropin.h"
 #include "sr-stored-state.h"
@@ -183,7 +184,7 @@ run_note_exit (gpointer               owner,
    * not take the counters is the administrator's problem, not the
    * consumer's, so the call still succeeds. */
   if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, now,
-                                 policy->crash_loop_window, &error))
+                                 policy->crash_loop_threshold, policy->crash_loop_window, &error))
     g_warning ("Could not save crash counters: %s", error->message);
 
   note_consumer (self, caller, now);
@@ -421,6 +422,20 @@ on_settings_properties_changed_cb (SrSettings  *settings,
     sr_prompt_reconsider (self->prompt);
 }
 
+/* The widest crash-loop-window the schema allows: the crash guard keeps
+ * exits that long, whatever the window in force. sr_settings_new() has
+ * found the schema. */
+static guint
+max_crash_loop_window (void)
+{
+  g_autoptr(GSettingsSchema) schema =
+    g_settings_schema_source_lookup (g_settings_schema_source_get_default (),
+                                     SR_SETTINGS_SCHEMA, TRUE);
+  g_autoptr(GSettingsSchemaKey) key = g_settings_schema_get_key (schema, "crash-loop-window");
+
+  return sr_schema_range_max_uint32 (key);
+}
+
 SrDaemon *
 sr_daemon_new (SrSettings *settings)
 {
@@ -432,7 +447,7 @@ sr_daemon_new (SrSettings *settings)
   g_auto(GStrv) dirs = sr_store_default_dirs (&first_user_dir);
 
   self->settings = g_object_ref (settings);
-  self->crash_guard = sr_crash_guard_new (crash_path);
+  self->crash_guard = sr_crash_guard_new (crash_path, max_crash_loop_window ());
   self->clear_points = sr_clear_points_new (clear_path);
   self->consumers = sr_consumers_new (consumers_path);
   self->stores = sr_store_worker_new ((const char * const *) dirs, first_user_dir);

@@ -217,7 +217,10 @@ class ClearTest(PolicydTestCase):
             sim.exit(A, voluntary=False)
         self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
         self.assertEqual(sim.restore(A, RESTORE), (ALLOW, 'allowed'))
+        # A normal exit does not release it; a reset does.
         sim.exit(A, voluntary=True)
+        self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
+        self.s.call('ResetCrashGuard', 's', A)
         self.assertEqual(sim.restore(A, RECOVER), (ALLOW, 'allowed'))
 
 

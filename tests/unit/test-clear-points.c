@@ -153,14 +153,18 @@ test_clear_points_capped (void)
   g_autofree char *path = tmp_path ("clear-points");
   g_autoptr(SrClearPoints) points = sr_clear_points_new (path);
   g_autoptr(SrClearPoints) reloaded = NULL;
-  guint n = SR_CLEAR_POINTS_MAX_APPS + 500;
+  guint per_clear = 96, n_clears = 16, n = per_clear * n_clears;
 
-  for (guint i = 0; i < n; i++)
+  /* 16 clears of 96 apps each (1,536), each clear a second later. */
+  for (guint c = 0; c < n_clears; c++)
     {
-      g_autofree char *app = g_strdup_printf ("org.example.App%u", i);
-      const char *apps[] = { app, NULL };
+      g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
 
-      g_assert_true (sr_clear_points_record (points, apps, 1000 + i, NULL));
+      for (guint i = 0; i < per_clear; i++)
+        g_ptr_array_add (apps, g_strdup_printf ("org.example.App%u", c * per_clear + i));
+      g_ptr_array_add (apps, NULL);
+      g_assert_true (sr_clear_points_record (points, (const char * const *) apps->pdata,
+                                             1000 + c, NULL));
     }
   g_assert_cmpuint (apps_on_disk (path), <=, SR_CLEAR_POINTS_MAX_APPS);
 
@@ -170,16 +174,16 @@ test_clear_points_capped (void)
       g_autofree char *app = g_strdup_printf ("org.example.App%u", i);
 
       /* Each app's state saved up to its point is still cleared... */
-      g_assert_cmpint (sr_clear_points_get (reloaded, app), >=, 1000 + i);
+      g_assert_cmpint (sr_clear_points_get (reloaded, app), >=, 1000 + i / per_clear);
     }
-  /* ...the newest apps keep their own points, and the global point is
-   * that of the newest app folded, no later. */
+  /* ...the newest apps keep their own points; the global point is that of
+   * the newest clear folded (the sixth: 512 apps had to go, which is five
+   * clears and a part of the sixth, and the sixth's apps share a time). */
   {
     g_autofree char *newest = g_strdup_printf ("org.example.App%u", n - 1);
-    g_assert_cmpint (sr_clear_points_get (reloaded, newest), ==, 1000 + n - 1);
+    g_assert_cmpint (sr_clear_points_get (reloaded, newest), ==, 1000 + n_clears - 1);
   }
-  g_assert_cmpint (sr_clear_points_get (reloaded, "org.example.Never"), ==,
-                   1000 + n - SR_CLEAR_POINTS_MAX_APPS - 1);
+  g_assert_cmpint (sr_clear_points_get (reloaded, "org.example.Never"), ==, 1005);
   remove_tmp (path);
 }
 
