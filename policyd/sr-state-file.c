@@ -59,10 +59,23 @@ sr_state_file_load (const char          *path,
                     const GVariantType  *type,
                     GError             **error)
 {
+  const GVariantType *types[] = { type, NULL };
+
+  return sr_state_file_load_any (path, types, error);
+}
+
+/* The same, for a file whose format changed: the first of @types (NULL
+ * terminated; the current one first, then older ones) it parses as. */
+GVariant *
+sr_state_file_load_any (const char                 *path,
+                        const GVariantType * const *types,
+                        GError                    **error)
+{
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GVariant) value = NULL;
+  guint i;
 
   mapped = g_mapped_file_new (path, FALSE, &local_error);
   if (mapped == NULL)
@@ -75,7 +88,10 @@ sr_state_file_load (const char          *path,
     }
 
   bytes = g_mapped_file_get_bytes (mapped);
-  value = sr_serialized_load (type, bytes, SR_STATE_FILE_MAX, &local_error);
+  /* The error told is the current format's. */
+  for (i = 0; types[i] != NULL && value == NULL; i++)
+    value = sr_serialized_load (types[i], bytes, SR_STATE_FILE_MAX,
+                                local_error == NULL ? &local_error : NULL);
   if (value == NULL)
     {
       g_autofree char *aside = g_strconcat (path, ".corrupt", NULL);
@@ -94,7 +110,7 @@ sr_state_file_load (const char          *path,
   {
     g_autoptr(GBytes) copy = g_bytes_new (g_variant_get_data (value),
                                           g_variant_get_size (value));
-    return g_variant_ref_sink (g_variant_new_from_bytes (type, copy, TRUE));
+    return g_variant_ref_sink (g_variant_new_from_bytes (types[i - 1], copy, TRUE));
   }
 }
 

@@ -22,6 +22,9 @@ char     *sr_state_file_path (const char          *name);
 GVariant *sr_state_file_load (const char          *path,
                               const GVariantType  *type,
                               GError             **error);
+GVariant *sr_state_file_load_any (const char                 *path,
+                                  const GVariantType * const *types,
+                                  GError                    **error);
 gboolean  sr_state_file_save (const char          *path,
                               GVariant            *value,
                               GError             **error);

@@ -61,6 +61,18 @@ class SandboxTest(PolicydTestCase):
         self.assertEqual(self.flatpak('NoteExit', APP, 'true'), ('()', ''))
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
 
+    def test_listed_as_a_sandboxed_app(self):
+        # Issue 22, 6: a sandboxed caller was listed among the consumers
+        # under its app id alone, which reads as a host program's name: an
+        # app could pass itself off as the compositor. It is listed as
+        # what it is.
+        self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 1, 'allowed')", ''))
+        self.s.check_save(APP)
+        names = [name for name, _ in self.s.prop('Consumers')]
+        self.assertIn(f'flatpak/{APP}', names)
+        self.assertNotIn(APP, names)
+        self.assertIn(os.path.basename(os.path.realpath(sys.executable)), names)
+
     def test_sees_its_own_exclusion(self):
         self.s.call('SetAppExcluded', 'sb', APP, True)
         self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 0, 'excluded')", ''))
