@@ -368,19 +368,8 @@ sr_consumers_watch (SrConsumers   *self,
                                                on_learn_cb, self, NULL);
 }
 
-/* Most frequent first; of equals, the latest first. */
-static int
-compare_for_list (gconstpointer a,
-                  gconstpointer b)
-{
-  const Program *pa = ((const Ranked *) a)->program, *pb = ((const Ranked *) b)->program;
-
-  if (pa->days != pb->days)
-    return pa->days > pb->days ? -1 : 1;
-  return pa->last < pb->last ? 1 : pa->last > pb->last ? -1 : 0;
-}
-
-/* The Consumers property, a(sx); floating. */
+/* The Consumers property, a(sx), in the order that ranks programs for
+ * eviction; floating. */
 GVariant *
 sr_consumers_list (SrConsumers *self,
                    gint64       now)
@@ -396,7 +385,7 @@ sr_consumers_list (SrConsumers *self,
   while (g_hash_table_iter_next (&iter, &name, &program))
     if (((Program *) program)->last >= since)
       g_array_append_val (ranked, ((Ranked) { name, program }));
-  g_array_sort (ranked, compare_for_list);
+  g_array_sort (ranked, compare_frequent_first);
 
   for (guint i = 0; i < ranked->len; i++)
     {

@@ -9,7 +9,7 @@
  * wall-clock µs so that they mean the same after policyd (or the machine)
  * restarts; a clock that went back leaves exits "in the future", which
  * would count, and never age, until the clock caught up: they are taken
- * as noted now (clamp_future()), when read and whenever an exit is noted.
+ * as noted now (age_exits()), when read and whenever an exit is noted.
  *
  * A voluntary exit ends the app's run of crashes: the exits before it no
  * longer count towards a crash loop. But while the guard holds the app
@@ -182,13 +182,16 @@ load (SrCrashGuard *self)
 
 /* With the lock held (or before any other thread can see the table):
  * exits later than @now (the clock went back) are taken as noted @now, so
- * that they age from now on. The arrays stay sorted. Returns whether any
- * was. */
+ * that they age from now on (the arrays stay sorted); with @forget, the
+ * apps none of whose exits could be in any window are forgotten. Returns
+ * whether anything changed. */
 static gboolean
-clamp_future (SrCrashGuard *self,
-              gint64        now)
+age_exits (SrCrashGuard *self,
+           gint64        now,
+           gboolean      forget)
 {
-  gboolean clamped = FALSE;
+  gint64 since = now - self->max_window;
+  gboolean changed = FALSE;
   GHashTableIter iter;
   gpointer value;
 
@@ -200,10 +203,15 @@ clamp_future (SrCrashGuard *self,
       for (guint i = array->len; i > 0 && g_array_index (array, gint64, i - 1) > now; i--)
         {
           g_array_index (array, gint64, i - 1) = now;
-          clamped = TRUE;
+          changed = TRUE;
+        }
+      if (forget && (array->len == 0 || g_array_index (array, gint64, array->len - 1) < since))
+        {
+          g_hash_table_iter_remove (&iter);
+          changed = TRUE;
         }
     }
-  return clamped;
+  return changed;
 }
 
 /* @max_window_secs: the largest crash-loop-window the schema allows; exits
@@ -222,7 +230,7 @@ sr_crash_guard_new (const char *path,
   load (self);
   /* Written at once, or every start would take them as noted "now"
    * again, and they would never age. */
-  if (clamp_future (self, g_get_real_time ()))
+  if (age_exits (self, g_get_real_time (), FALSE))
     self->dirty = TRUE;
   if (self->dirty)
     sr_crash_guard_flush (self);
@@ -315,31 +323,6 @@ evict_for_new_app (SrCrashGuard *self)
     }
   if (oldest_app != NULL)
     g_hash_table_remove (self->exits, oldest_app);
-}
-
-/* Forgets the apps none of whose exits could be in any window. Returns
- * whether any was forgotten. */
-static gboolean
-forget_quiet_apps (SrCrashGuard *self,
-                   gint64        now)
-{
-  gint64 since = now - self->max_window;
-  gboolean forgot = FALSE;
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, self->exits);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      GArray *array = value;
-
-      if (array->len == 0 || g_array_index (array, gint64, array->len - 1) < since)
-        {
-          g_hash_table_iter_remove (&iter);
-          forgot = TRUE;
-        }
-    }
-  return forgot;
 }
 
 static gboolean
@@ -449,7 +432,7 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
   GArray *array;
 
   g_mutex_lock (&self->lock);
-  changed_any = clamp_future (self, now);
+  changed_any = age_exits (self, now, TRUE);
   array = g_hash_table_lookup (self->exits, app_id);
   if (voluntary)
     {
@@ -462,7 +445,6 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
     {
       if (array == NULL)
         {
-          forget_quiet_apps (self, now);
           evict_for_new_app (self);
           array = g_array_new (FALSE, FALSE, sizeof (gint64));
           g_hash_table_insert (self->exits, g_strdup (app_id), array);
@@ -471,7 +453,6 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
       prune (self, app_id, array, now);
       changed_any = TRUE;
     }
-  changed_any |= forget_quiet_apps (self, now);
   g_mutex_unlock (&self->lock);
 
   return !changed_any || changed (self, error);
