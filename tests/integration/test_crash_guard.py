@@ -95,10 +95,11 @@ class CrashGuardTest(PolicydTestCase):
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
 
     def test_window_passing_releases_a_held_app(self):
-        self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
         self.crash(3)
         self.s.call('NoteExit', 'sb', APP, True)
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        # A second's window, a second and more after the crashes.
+        self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
         time.sleep(1.2)
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
 
@@ -120,7 +121,6 @@ class CrashGuardTest(PolicydTestCase):
         # future", which counted until the clock caught up with them. They
         # count as of now, and age from now.
         self.assertEqual(self.s.stop_policyd(), 0)
-        self.s.gsettings('set', 'crash-loop-window', '1')
         year = 365 * 86400 * 1000000
         future = [now_us() + year + i for i in range(3)]
         os.makedirs(os.path.dirname(self.counters_path()), exist_ok=True)
@@ -128,6 +128,8 @@ class CrashGuardTest(PolicydTestCase):
             f.write(GLib.Variant('a{sax}', {APP: future}).get_data_as_bytes().get_data())
         self.s.start_policyd()
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        # A second's window, a second and more after policyd read them.
+        self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
         time.sleep(1.2)
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
         self.assertLess(max(self.on_disk()[APP]), now_us())
