@@ -1,7 +1,8 @@
 /* sr-schema-range.c: a settings key's allowed values, in words
  *
  * policyd's InvalidArgs messages and session-restore-ctl's help say the
- * same: "from -1 to 3650", "one of always, ask, never".
+ * same: "from -1 to 3650", "one of always, ask, never". policyd also
+ * keeps what a setting could ever need, by its largest value.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,4 +36,22 @@ sr_schema_range_describe (GSettingsSchemaKey *key)
       return g_strdup_printf ("one of %s", joined);
     }
   return NULL;
+}
+
+/* The largest value of a "u" key: its range's top, or G_MAXUINT32. */
+guint32
+sr_schema_range_max_uint32 (GSettingsSchemaKey *key)
+{
+  g_autoptr(GVariant) range = g_settings_schema_key_get_range (key);
+  g_autoptr(GVariant) detail = NULL;
+  guint32 low, high;
+  const char *kind;
+
+  g_variant_get (range, "(&sv)", &kind, &detail);
+  if (g_str_equal (kind, "range") && g_variant_is_of_type (detail, G_VARIANT_TYPE ("(uu)")))
+    {
+      g_variant_get (detail, "(uu)", &low, &high);
+      return high;
+    }
+  return G_MAXUINT32;
 }

@@ -8,6 +8,7 @@
 
 G_BEGIN_DECLS
 
-char *sr_schema_range_describe (GSettingsSchemaKey *key);
+char    *sr_schema_range_describe   (GSettingsSchemaKey *key);
+guint32  sr_schema_range_max_uint32 (GSettingsSchemaKey *key);
 
 G_END_DECLS

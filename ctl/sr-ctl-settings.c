@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "sr-bus.h"
 #include "sr-ctl.h"
 #include "sr-ctl-keys.h"
@@ -62,7 +64,9 @@ append_service_line (SrCtl   *ctl,
 
 /* "Consumers" (a(sx): program, last call in µs) is newer than this tool's
  * interface description: read it when the service has it, else say
- * nothing rather than guess. */
+ * nothing rather than guess. A sandboxed caller is named "flatpak/APP_ID"
+ * or "snap/APP_ID" (no executable's name has a "/"): shown as what it
+ * is, "APP_ID (flatpak app)". */
 static void
 append_consumers_line (SrCtl   *ctl,
                        GString *out)
@@ -81,8 +85,23 @@ append_consumers_line (SrCtl   *ctl,
   while (g_variant_iter_next (&iter, "(&sx)", &program, &last))
     {
       g_autofree char *ago = sr_ctl_format_ago (last);
-      g_autofree char *shown = sr_ctl_escape (program);
-      g_string_append_printf (out, "%s%s (%s)", first ? "" : ", ", shown, ago);
+      g_autofree char *shown = NULL;
+      const char *slash = strchr (program, '/');
+
+      if (slash != NULL)
+        {
+          g_autofree char *kind = g_strndup (program, slash - program);
+          g_autofree char *kind_shown = sr_ctl_escape (kind);
+
+          shown = sr_ctl_escape (slash + 1);
+          g_string_append_printf (out, "%s%s (%s app, %s)", first ? "" : ", ", shown,
+                                  kind_shown, ago);
+        }
+      else
+        {
+          shown = sr_ctl_escape (program);
+          g_string_append_printf (out, "%s%s (%s)", first ? "" : ", ", shown, ago);
+        }
       first = FALSE;
     }
   if (first)

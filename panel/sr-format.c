@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "sr-format.h"
@@ -74,11 +76,31 @@ sr_format_cleared (guint n_apps)
                           n_apps);
 }
 
-/* @consumers: (nullable): the Consumers property, a(sx). */
-char *
-sr_format_consumers (GVariant *consumers)
+/* A consumer as a person reads it: a host program by its executable's
+ * name; a sandboxed app ("flatpak/APP_ID", "snap/APP_ID") by its own name
+ * where @app_name knows it, marked as an app in a sandbox, which is what
+ * it is (an app asking about itself, not a desktop component). */
+static char *
+consumer_name (const char    *name,
+               SrAppNameFunc  app_name)
 {
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  const char *slash = strchr (name, '/');
+  g_autofree char *shown = NULL;
+
+  if (slash == NULL)
+    return g_strdup (name);
+  shown = app_name (slash + 1);
+  /* Translators: an app in a sandbox (Flatpak, Snap) that asked itself */
+  return g_strdup_printf (_("%s (sandboxed app)"), shown != NULL ? shown : slash + 1);
+}
+
+/* @consumers: (nullable): the Consumers property, a(sx), most frequent
+ * first. */
+char *
+sr_format_consumers (GVariant      *consumers,
+                     SrAppNameFunc  app_name)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   GVariantIter iter;
   const char *name;
   gint64 last;
@@ -87,7 +109,7 @@ sr_format_consumers (GVariant *consumers)
     {
       g_variant_iter_init (&iter, consumers);
       while (g_variant_iter_next (&iter, "(&sx)", &name, &last))
-        g_ptr_array_add (names, (gpointer) name);
+        g_ptr_array_add (names, consumer_name (name, app_name));
     }
   if (names->len == 0)
     return g_strdup (_("Nothing on this desktop has asked yet: your desktop may not restore apps"));

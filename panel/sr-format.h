@@ -15,6 +15,10 @@ char *sr_format_session_size (int     windows,
 char *sr_format_totals       (guint   n_apps,
                               guint64 bytes);
 char *sr_format_cleared      (guint   n_apps);
-char *sr_format_consumers    (GVariant *consumers);
+/* The name a person knows an app by (its desktop file's), or NULL. */
+typedef char *(*SrAppNameFunc) (const char *app_id);
+
+char *sr_format_consumers    (GVariant      *consumers,
+                              SrAppNameFunc  app_name);
 
 G_END_DECLS

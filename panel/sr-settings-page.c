@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include <gio/gdesktopappinfo.h>
 #include <glib/gi18n.h>
 
 #include "sr-bus.h"
@@ -117,6 +118,16 @@ update_login_subtitle (SrSettingsPage *self)
                                _("The apps you had open when you logged out"));
 }
 
+/* An SrAppNameFunc: the installed app's name. */
+static char *
+app_display_name (const char *app_id)
+{
+  g_autofree char *desktop_id = g_strconcat (app_id, ".desktop", NULL);
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (desktop_id);
+
+  return info != NULL ? g_strdup (g_app_info_get_display_name (G_APP_INFO (info))) : NULL;
+}
+
 static void
 sync_settings (SrSettingsPage *self)
 {
@@ -165,7 +176,7 @@ sync_settings (SrSettingsPage *self)
                                        : _("Save and Restore Apps is off"));
 
   consumer_list = sr_dbus_policy_dup_consumers (policy);
-  consumers = sr_format_consumers (consumer_list);
+  consumers = sr_format_consumers (consumer_list, app_display_name);
   adw_preferences_group_set_description (self->enabled_group, consumers);
 
   if (self->apps != NULL)

@@ -10,6 +10,10 @@ G_BEGIN_DECLS
 
 typedef struct _SrClearPoints SrClearPoints;
 
+/* The most apps with a point of their own; beyond, the oldest are folded
+ * into the global point. */
+#define SR_CLEAR_POINTS_MAX_APPS 1024
+
 SrClearPoints *sr_clear_points_new    (const char          *path);
 void           sr_clear_points_free   (SrClearPoints       *self);
 gint64         sr_clear_points_get    (SrClearPoints       *self,

@@ -8,6 +8,7 @@
 
 #include "sr-caller.h"
 #include "sr-clear-points.h"
+#include "sr-pending-clears.h"
 #include "sr-store-worker.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,7 @@ G_BEGIN_DECLS
  * bus. */
 typedef struct {
   SrClearPoints *clear_points;
+  SrPendingClears *pending_clears;
   SrStoreWorker *stores;
   GDBusConnection *bus;
   SrCallerCache *callers;

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 
 typedef struct _SrConsumers SrConsumers;
 
+/* The most programs remembered. */
+#define SR_CONSUMERS_MAX_PROGRAMS 64
+
 SrConsumers *sr_consumers_new   (const char     *path);
 void         sr_consumers_free  (SrConsumers    *self);
 void         sr_consumers_watch (SrConsumers    *self,

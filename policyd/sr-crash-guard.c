@@ -1,12 +1,23 @@
 /* sr-crash-guard.c: counts involuntary exits per app
  *
- * Each app keeps the times of its recent involuntary exits; a voluntary
- * exit forgets them, and so does time: each exit noted also forgets every
- * app with no exit in the largest window the schema allows (a week), so
- * the table holds the apps that crashed lately, not every app that ever
- * did, and widening the window later still finds the exits within it.
- * Times are wall-clock µs so that they mean the same after policyd (or the
- * machine) restarts.
+ * Each app keeps the times of its recent involuntary exits. Time forgets
+ * them: each exit noted also forgets every app with no exit in the
+ * largest window the schema allows (a week), so the table holds the apps
+ * that crashed lately, not every app that ever did; and an app's own
+ * exits are kept for that largest window too, not the window in force, so
+ * that widening the window later counts the exits within it. Times are
+ * wall-clock µs so that they mean the same after policyd (or the machine)
+ * restarts; a clock that went back leaves exits "in the future", which
+ * would count, and never age, until the clock caught up: they are taken
+ * as noted now (age_exits()), when read and whenever an exit is noted.
+ *
+ * A voluntary exit ends the app's run of crashes: the exits before it no
+ * longer count towards a crash loop. But while the guard holds the app
+ * back (crash-loop-threshold exits within crash-loop-window), a voluntary
+ * exit does not release it: NoteExit needs no authorization and is also
+ * the app's own to send (a sandboxed app may report on itself), so only
+ * ResetCrashGuard (polkit "configure": the panel's Reset) or the window
+ * passing releases an app held back.
  *
  * The table holds at most MAX_APPS apps: a new app beyond that evicts the
  * app whose latest exit is oldest, so a caller inventing app ids cannot
@@ -40,8 +51,6 @@
 
 /* The schema's largest threshold: older exits can never matter. */
 #define MAX_EXITS_KEPT 1000
-/* The schema's largest crash-loop-window, in seconds. */
-#define MAX_WINDOW_SECS (7 * 24 * 60 * 60)
 #define MAX_APPS SR_CRASH_GUARD_MAX_APPS
 /* At most one write per this many ms; see above. */
 #define WRITE_INTERVAL_MS 1000
@@ -52,6 +61,7 @@
 
 struct _SrCrashGuard {
   char *path;          /* (owned) */
+  gint64 max_window;   /* µs: the schema's largest crash-loop-window */
   GMutex lock;         /* guards exits */
   GHashTable *exits;   /* (owned) app id → GArray of gint64, oldest first */
 
@@ -170,16 +180,58 @@ load (SrCrashGuard *self)
   self->dirty = TRUE;
 }
 
+/* With the lock held (or before any other thread can see the table):
+ * exits later than @now (the clock went back) are taken as noted @now, so
+ * that they age from now on (the arrays stay sorted); with @forget, the
+ * apps none of whose exits could be in any window are forgotten. Returns
+ * whether anything changed. */
+static gboolean
+age_exits (SrCrashGuard *self,
+           gint64        now,
+           gboolean      forget)
+{
+  gint64 since = now - self->max_window;
+  gboolean changed = FALSE;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->exits);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GArray *array = value;
+
+      for (guint i = array->len; i > 0 && g_array_index (array, gint64, i - 1) > now; i--)
+        {
+          g_array_index (array, gint64, i - 1) = now;
+          changed = TRUE;
+        }
+      if (forget && (array->len == 0 || g_array_index (array, gint64, array->len - 1) < since))
+        {
+          g_hash_table_iter_remove (&iter);
+          changed = TRUE;
+        }
+    }
+  return changed;
+}
+
+/* @max_window_secs: the largest crash-loop-window the schema allows; exits
+ * older than that are forgotten. */
 SrCrashGuard *
-sr_crash_guard_new (const char *path)
+sr_crash_guard_new (const char *path,
+                    guint       max_window_secs)
 {
   SrCrashGuard *self = g_new0 (SrCrashGuard, 1);
 
   self->path = g_strdup (path);
+  self->max_window = (gint64) max_window_secs * G_USEC_PER_SEC;
   g_mutex_init (&self->lock);
   self->exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
   load (self);
+  /* Written at once, or every start would take them as noted "now"
+   * again, and they would never age. */
+  if (age_exits (self, g_get_real_time (), FALSE))
+    self->dirty = TRUE;
   if (self->dirty)
     sr_crash_guard_flush (self);
   return self;
@@ -219,16 +271,17 @@ serialize (SrCrashGuard *self)
   return g_variant_builder_end (&builder);
 }
 
-/* Forgets exits that fell out of the window; drops the app when none are
- * left. Returns whether anything was dropped. */
+/* Forgets exits that fell out of the largest window there can be (not the
+ * window in force: it may be widened), and all but the newest
+ * MAX_EXITS_KEPT; drops the app when none are left. Returns whether
+ * anything was dropped. */
 static gboolean
 prune (SrCrashGuard *self,
        const char   *app_id,
        GArray       *array,
-       gint64        now,
-       guint         window_secs)
+       gint64        now)
 {
-  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
+  gint64 since = now - self->max_window;
   guint keep_from = 0;
 
   while (keep_from < array->len && g_array_index (array, gint64, keep_from) < since)
@@ -270,31 +323,6 @@ evict_for_new_app (SrCrashGuard *self)
     }
   if (oldest_app != NULL)
     g_hash_table_remove (self->exits, oldest_app);
-}
-
-/* Forgets the apps none of whose exits could be in any window. Returns
- * whether any was forgotten. */
-static gboolean
-forget_quiet_apps (SrCrashGuard *self,
-                   gint64        now)
-{
-  gint64 since = now - (gint64) MAX_WINDOW_SECS * G_USEC_PER_SEC;
-  gboolean forgot = FALSE;
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, self->exits);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      GArray *array = value;
-
-      if (array->len == 0 || g_array_index (array, gint64, array->len - 1) < since)
-        {
-          g_hash_table_iter_remove (&iter);
-          forgot = TRUE;
-        }
-    }
-  return forgot;
 }
 
 static gboolean
@@ -366,40 +394,65 @@ sr_crash_guard_flush (SrCrashGuard *self)
   return TRUE;
 }
 
+/* With the lock held: @array's exits within the window ending at @now.
+ * Exits after @now (a clock that went back, not yet clamped) count: they
+ * are at most as old as now. */
+static guint
+count_locked (GArray *array,
+              gint64  now,
+              guint   window_secs)
+{
+  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
+  guint count = 0;
+
+  /* Newest last: count back until the window ends. */
+  for (guint i = array != NULL ? array->len : 0; i > 0; i--)
+    {
+      if (g_array_index (array, gint64, i - 1) < since)
+        break;
+      count++;
+    }
+  return count;
+}
+
 /* Notes an exit; the counters are written within WRITE_INTERVAL_MS (at
- * once after a quiet second). Main thread only. */
+ * once after a quiet second). @threshold and @window_secs: the settings
+ * in force, which tell whether the guard holds the app back (a voluntary
+ * exit then changes nothing). Main thread only. */
 gboolean
 sr_crash_guard_note_exit (SrCrashGuard  *self,
                           const char    *app_id,
                           gboolean       voluntary,
                           gint64         now,
+                          guint          threshold,
                           guint          window_secs,
                           GError       **error)
 {
-  gboolean changed_any = FALSE;
+  gboolean changed_any;
   GArray *array;
 
   g_mutex_lock (&self->lock);
+  changed_any = age_exits (self, now, TRUE);
   array = g_hash_table_lookup (self->exits, app_id);
   if (voluntary)
     {
-      if (array != NULL)
-        changed_any = g_hash_table_remove (self->exits, app_id);
+      gboolean held = threshold > 0 && count_locked (array, now, window_secs) >= threshold;
+
+      if (array != NULL && !held)
+        changed_any |= g_hash_table_remove (self->exits, app_id);
     }
   else
     {
       if (array == NULL)
         {
-          forget_quiet_apps (self, now);
           evict_for_new_app (self);
           array = g_array_new (FALSE, FALSE, sizeof (gint64));
           g_hash_table_insert (self->exits, g_strdup (app_id), array);
         }
       g_array_append_val (array, now);
-      prune (self, app_id, array, now, window_secs);
+      prune (self, app_id, array, now);
       changed_any = TRUE;
     }
-  changed_any |= forget_quiet_apps (self, now);
   g_mutex_unlock (&self->lock);
 
   return !changed_any || changed (self, error);
@@ -422,19 +475,10 @@ sr_crash_guard_count (SrCrashGuard *self,
                       gint64        now,
                       guint         window_secs)
 {
-  gint64 since = now - (gint64) window_secs * G_USEC_PER_SEC;
-  guint count = 0;
-  GArray *array;
+  guint count;
 
   g_mutex_lock (&self->lock);
-  array = g_hash_table_lookup (self->exits, app_id);
-  /* Newest last: count back until the window ends. */
-  for (guint i = array != NULL ? array->len : 0; i > 0; i--)
-    {
-      if (g_array_index (array, gint64, i - 1) < since)
-        break;
-      count++;
-    }
+  count = count_locked (g_hash_table_lookup (self->exits, app_id), now, window_secs);
   g_mutex_unlock (&self->lock);
   return count;
 }
@@ -451,7 +495,8 @@ sr_crash_guard_in_loop (SrCrashGuard *self,
   return sr_crash_guard_count (self, app_id, now, window_secs) >= threshold;
 }
 
-/* Forgets every exit of @app_id (the user's "try again"). */
+/* Forgets every exit of @app_id (the user's "try again"): the one way,
+ * besides time, to release an app the guard holds back. */
 gboolean
 sr_crash_guard_reset (SrCrashGuard  *self,
                       const char    *app_id,

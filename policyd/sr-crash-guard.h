@@ -14,7 +14,8 @@ typedef struct _SrCrashGuard SrCrashGuard;
  * whose latest exit is oldest. */
 #define SR_CRASH_GUARD_MAX_APPS 1024
 
-SrCrashGuard *sr_crash_guard_new       (const char    *path);
+SrCrashGuard *sr_crash_guard_new       (const char    *path,
+                                        guint          max_window_secs);
 void          sr_crash_guard_free      (SrCrashGuard  *self);
 gboolean      sr_crash_guard_flush     (SrCrashGuard  *self);
 guint         sr_crash_guard_n_apps    (SrCrashGuard  *self);
@@ -22,6 +23,7 @@ gboolean      sr_crash_guard_note_exit (SrCrashGuard  *self,
                                         const char    *app_id,
                                         gboolean       voluntary,
                                         gint64         now,
+                                        guint          threshold,
                                         guint          window_secs,
                                         GError       **error);
 gboolean      sr_crash_guard_in_loop   (SrCrashGuard  *self,

@@ -29,9 +29,11 @@
 #include "sr-fast-path.h"
 #include "sr-gate.h"
 #include "sr-maintenance.h"
+#include "sr-pending-clears.h"
 #include "sr-polkit.h"
 #include "sr-prompt.h"
 #include "sr-properties.h"
+#include "sr-schema-range.h"
 #include "sr-state-file.h"
 #include "sr-store-dropin.h"
 #include "sr-stored-state.h"
@@ -41,6 +43,7 @@ struct _SrDaemon {
   SrSettings *settings;          /* (owned) */
   SrCrashGuard *crash_guard;     /* (owned) */
   SrClearPoints *clear_points;   /* (owned) */
+  SrPendingClears *pending_clears; /* (owned) */
   SrConsumers *consumers;        /* (owned) */
   SrStoreWorker *stores;         /* (owned) */
   SrCallerCache *callers;        /* (owned) (nullable): once exported */
@@ -183,7 +186,7 @@ run_note_exit (gpointer               owner,
    * not take the counters is the administrator's problem, not the
    * consumer's, so the call still succeeds. */
   if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, now,
-                                 policy->crash_loop_window, &error))
+                                 policy->crash_loop_threshold, policy->crash_loop_window, &error))
     g_warning ("Could not save crash counters: %s", error->message);
 
   note_consumer (self, caller, now);
@@ -254,6 +257,7 @@ clear_targets (SrDaemon *self)
 {
   return (SrClearTargets) {
     .clear_points = self->clear_points,
+    .pending_clears = self->pending_clears,
     .stores = self->stores,
     .bus = self->bus,
     .callers = self->callers,
@@ -421,19 +425,47 @@ on_settings_properties_changed_cb (SrSettings  *settings,
     sr_prompt_reconsider (self->prompt);
 }
 
+/* Once start-up's calls have quieted down (sr-maintenance.c): what kills
+ * left behind in policyd's own state. */
+static void
+run_start_up_chores (gpointer user_data)
+{
+  SrDaemon *self = user_data;
+
+  sr_state_file_remove_leftovers ();
+  sr_pending_clears_finish (self->pending_clears, self->stores);
+}
+
+/* The widest crash-loop-window the schema allows: the crash guard keeps
+ * exits that long, whatever the window in force. sr_settings_new() has
+ * found the schema. */
+static guint
+max_crash_loop_window (void)
+{
+  g_autoptr(GSettingsSchema) schema =
+    g_settings_schema_source_lookup (g_settings_schema_source_get_default (),
+                                     SR_SETTINGS_SCHEMA, TRUE);
+  g_autoptr(GSettingsSchemaKey) key = g_settings_schema_get_key (schema, "crash-loop-window");
+
+  return sr_schema_range_max_uint32 (key);
+}
+
 SrDaemon *
 sr_daemon_new (SrSettings *settings)
 {
   SrDaemon *self = g_new0 (SrDaemon, 1);
-  g_autofree char *crash_path = sr_state_file_path ("crash-counters");
-  g_autofree char *clear_path = sr_state_file_path ("clear-points");
-  g_autofree char *consumers_path = sr_state_file_path ("consumers");
+  g_autofree char *crash_path = sr_state_file_path (SR_STATE_FILE_CRASH_COUNTERS);
+  g_autofree char *clear_path = sr_state_file_path (SR_STATE_FILE_CLEAR_POINTS);
+  g_autofree char *consumers_path = sr_state_file_path (SR_STATE_FILE_CONSUMERS);
+  g_autofree char *pending_path = sr_state_file_path (SR_STATE_FILE_PENDING_CLEARS);
   guint first_user_dir;
   g_auto(GStrv) dirs = sr_store_default_dirs (&first_user_dir);
 
   self->settings = g_object_ref (settings);
-  self->crash_guard = sr_crash_guard_new (crash_path);
+  self->crash_guard = sr_crash_guard_new (crash_path, max_crash_loop_window ());
   self->clear_points = sr_clear_points_new (clear_path);
+  self->pending_clears = sr_pending_clears_new (pending_path);
+  sr_pending_clears_record_points (self->pending_clears, self->clear_points);
   self->consumers = sr_consumers_new (consumers_path);
   self->stores = sr_store_worker_new ((const char * const *) dirs, first_user_dir);
   self->state_to_clear_id =
@@ -457,6 +489,7 @@ sr_daemon_free (SrDaemon *self)
   g_clear_signal_handler (&self->state_to_clear_id, self->settings);
   /* Waits for queued removals: a clear that was promised is carried out. */
   sr_store_worker_shutdown (self->stores);
+  sr_pending_clears_end_queued (self->pending_clears);
   g_clear_object (&self->stores);
   g_clear_object (&self->gate);
   /* Learns the last questions of the callers still on the bus. */
@@ -464,6 +497,7 @@ sr_daemon_free (SrDaemon *self)
   g_clear_pointer (&self->consumers, sr_consumers_free);
   g_clear_object (&self->callers);
   g_clear_object (&self->bus);
+  g_clear_pointer (&self->pending_clears, sr_pending_clears_free);
   g_clear_pointer (&self->clear_points, sr_clear_points_free);
   g_clear_pointer (&self->crash_guard, sr_crash_guard_free);
   g_clear_object (&self->settings);
@@ -501,6 +535,7 @@ sr_daemon_export (SrDaemon         *self,
   };
   self->fast_path = sr_fast_path_open (bus, &sources);
   self->maintenance = sr_maintenance_start (self->settings, self->stores, self->fast_path);
+  sr_maintenance_at_first_purge (self->maintenance, run_start_up_chores, self);
   self->prompt = sr_prompt_new (bus, self->stores, self->callers, decision_context, self);
   return TRUE;
 }

@@ -33,6 +33,8 @@ struct _SrMaintenance {
   guint first_id;
   gint64 started_at;         /* monotonic µs */
   gint64 first_latest;       /* µs after started_at */
+  SrMaintenanceFunc at_first_purge;   /* (nullable) */
+  gpointer at_first_purge_data;       /* (unowned): outlives this */
 };
 
 void
@@ -99,8 +101,21 @@ run_first_purges (gpointer user_data)
     return G_SOURCE_CONTINUE;
 
   self->first_id = 0;
+  if (self->at_first_purge != NULL)
+    self->at_first_purge (self->at_first_purge_data);
   run_purges (self);
   return G_SOURCE_REMOVE;
+}
+
+/* Start-up work of others that must not share the machine with the first
+ * answers either (sr-daemon.c): run just before the start-up purge. */
+void
+sr_maintenance_at_first_purge (SrMaintenance     *self,
+                               SrMaintenanceFunc  func,
+                               gpointer           user_data)
+{
+  self->at_first_purge = func;
+  self->at_first_purge_data = user_data;
 }
 
 /* When the settings shorten what is kept: at once, not at the next daily

@@ -54,7 +54,8 @@ class StandInTest(CtlTestCase):
             'CrashLoopWindow': GLib.Variant('u', 600),
             'LockedSettings': GLib.Variant('as', []),
             'Consumers': GLib.Variant('a(sx)', [('gnome-session', NOW - 120 * 1000000),
-                                                ('mutter', NOW)]),
+                                                ('mutter', NOW),
+                                                ('flatpak/org.example.App', NOW)]),
         })
         self.mock_call('AddMethod', '(sssss)', IFACE, 'ListStoredState', '', 'a(sa{sv})', LIST_CODE)
 
@@ -69,7 +70,8 @@ class StandInTest(CtlTestCase):
 
     def test_status_names_the_consumers(self):
         out = self.assertCtl(OK, 'status').stdout
-        self.assertIn('Used by:          gnome-session (2 min ago), mutter (just now)\n', out)
+        self.assertIn('Used by:          gnome-session (2 min ago), mutter (just now), '
+                      'org.example.App (flatpak app, just now)\n', out)
         self.assertIn('interface version 2', out)
         self.assertIn('Saved sessions:   2 apps, 300 bytes', out)
 

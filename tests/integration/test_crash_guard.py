@@ -5,7 +5,7 @@ import signal
 import struct
 import time
 
-from srtest import BUS_NAME, IFACE, OBJECT_PATH, SLOW, Gio, GLib, PolicydTestCase
+from srtest import BUS_NAME, IFACE, OBJECT_PATH, SLOW, Gio, GLib, PolicydTestCase, now_us
 
 APP = 'org.example.Crashy'
 # How long a SIGKILL may take the latest exits with it: the crash counters
@@ -65,13 +65,74 @@ class CrashGuardTest(PolicydTestCase):
         self.assertEqual(self.s.check_save(APP), (1, 'allowed'))
         self.assertEqual(self.s.check_restore('org.example.Other', 2), (1, 'allowed'))
 
-    def test_voluntary_exit_resets(self):
-        self.crash(3)
-        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+    def test_voluntary_exit_ends_a_run(self):
+        # Crashes that have not reached the threshold no longer count once
+        # the app has exited normally.
+        self.crash(2)
         self.s.call('NoteExit', 'sb', APP, True)
-        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
         self.crash(2)
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+        self.crash(1)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+
+    def test_voluntary_exit_does_not_release_a_loop(self):
+        # Issue 22, 6: NoteExit(app, true), which needs no authorization
+        # (and which a sandboxed app may send about itself), released an
+        # app the guard held back, as only ResetCrashGuard (polkit
+        # "configure") should. Now only the reset, or the window passing,
+        # does.
+        self.crash(3)
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.s.set_allowed([])
+        self.assertDBusError('NotAllowed', self.s.call, 'ResetCrashGuard', 's', APP)
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.start_policyd()
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.s.set_allowed(['org.gnome.SessionRestore.configure'])
+        self.s.call('ResetCrashGuard', 's', APP)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
+    def test_window_passing_releases_a_held_app(self):
+        self.crash(3)
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        # A second's window, a second and more after the crashes.
+        self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
+        time.sleep(1.2)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
+    def test_widening_the_window_counts_older_crashes(self):
+        # Issue 22, 6: each exit noted pruned the app's crashes to the
+        # window in force, so widening the window found nothing older.
+        # They are kept for the widest window the schema allows.
+        self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
+        for _ in range(3):
+            self.crash(1)
+            time.sleep(1.2)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+        self.s.gsettings('set', 'crash-loop-window', '600')
+        self.s.wait_until(lambda: self.s.prop('CrashLoopWindow') == 600, what='the wider window')
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+
+    def test_crashes_from_the_future_age(self):
+        # Issue 22, 6: a wall clock that went back left crashes "in the
+        # future", which counted until the clock caught up with them. They
+        # count as of now, and age from now.
+        self.assertEqual(self.s.stop_policyd(), 0)
+        year = 365 * 86400 * 1000000
+        future = [now_us() + year + i for i in range(3)]
+        os.makedirs(os.path.dirname(self.counters_path()), exist_ok=True)
+        with open(self.counters_path(), 'wb') as f:
+            f.write(GLib.Variant('a{sax}', {APP: future}).get_data_as_bytes().get_data())
+        self.s.start_policyd()
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        # A second's window, a second and more after policyd read them.
+        self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
+        time.sleep(1.2)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+        self.assertLess(max(self.on_disk()[APP]), now_us())
 
     def test_threshold_zero_turns_guard_off(self):
         self.crash(5)
@@ -86,7 +147,6 @@ class CrashGuardTest(PolicydTestCase):
         self.s.set_setting('crash-loop-window', GLib.Variant('u', 1))
         self.crash(3)
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
-        import time
         time.sleep(1.2)
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
 
@@ -112,11 +172,20 @@ class CrashGuardTest(PolicydTestCase):
         self.s.stop_policyd(signal.SIGKILL)
         self.s.start_policyd()
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
-        self.s.call('NoteExit', 'sb', APP, True)
+        # A run of crashes ended by a voluntary exit, too.
+        self.crash(2, app='org.example.Other')
+        self.s.call('NoteExit', 'sb', 'org.example.Other', True)
+        self.crash(2, app='org.example.Other')
         self.s.settle(WRITE_WINDOW)
         self.s.stop_policyd(signal.SIGKILL)
         self.s.start_policyd()
-        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+        self.assertEqual(self.s.check_restore('org.example.Other', 2), (1, 'allowed'))
+        self.crash(1, app='org.example.Other')
+        self.assertEqual(self.s.check_restore('org.example.Other', 2), (0, 'crash-loop'))
+        self.s.settle(WRITE_WINDOW)
+        self.s.stop_policyd(signal.SIGKILL)
+        self.s.start_policyd()
+        self.assertEqual(self.s.check_restore('org.example.Other', 2), (0, 'crash-loop'))
 
     def test_state_file_is_policyds_own(self):
         self.crash(1)
@@ -143,11 +212,12 @@ class CrashGuardTest(PolicydTestCase):
         self.assertEqual(self.s.stop_policyd(), 0)
         self.s.start_policyd()
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
-        self.s.call('NoteExit', 'sb', APP, True)
+        # Other's single crash, ended by a voluntary exit: forgotten.
+        self.s.call('NoteExit', 'sb', 'org.example.Other', True)
         self.assertEqual(self.s.stop_policyd(), 0)
         self.s.start_policyd()
-        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
-        self.assertEqual(list(self.on_disk()), ['org.example.Other'])
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.assertEqual(list(self.on_disk()), [APP])
 
     def test_many_app_ids_cost_a_bounded_number_of_writes(self):
         # Issue 13, C: 5,000 distinct app ids in NoteExit made each call

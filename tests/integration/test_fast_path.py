@@ -154,7 +154,7 @@ class FastPathTest(PolicydTestCase):
         for _ in range(3):
             self.s.call('NoteExit', 'sb', APP, False)
         self.assertEqual(self.s.check_restore(APP, RECOVER), (DENY, 'crash-loop'))
-        self.s.call('NoteExit', 'sb', APP, True)
+        self.s.call('ResetCrashGuard', 's', APP)
         self.assertEqual(self.s.check_restore(APP, RECOVER), (ALLOW, 'allowed'))
 
         self.s.call('SetAppExcluded', 'sb', APP, True)

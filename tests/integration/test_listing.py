@@ -1,10 +1,14 @@
 """What ListStoredState says will happen to each app's saved state, the
 crash-loop reset, and the programs that consult policyd (Consumers)."""
 import os
+import shutil
+import signal
+import subprocess
 import sys
 
 from simulator import Simulator
-from srtest import RECOVER, GLib, PolicydTestCase, now_us, USEC_PER_DAY
+from srtest import (BUS_NAME, IFACE, OBJECT_PATH, RECOVER, GLib, PolicydTestCase, now_us,
+                    USEC_PER_DAY)
 
 APP = 'org.example.Editor'
 OTHER = 'org.example.Viewer'
@@ -127,3 +131,88 @@ class ConsumersTest(PolicydTestCase):
         self.s.all_props()
         self.s.prop('Version')
         self.assertEqual(self.s.prop('Consumers'), [])
+
+    def consumers_path(self):
+        return os.path.join(self.s.state_home, 'session-restore', 'consumers')
+
+    def on_disk(self):
+        """The consumers file: {name: (last, first, days)}, or {}."""
+        try:
+            with open(self.consumers_path(), 'rb') as f:
+                data = f.read()
+        except FileNotFoundError:
+            return {}
+        value = GLib.Variant.new_from_bytes(GLib.VariantType('a{s(xxu)}'), GLib.Bytes(data), False)
+        return value.unpack() if value.is_normal_form() else {}
+
+    def test_new_program_saved_without_a_clean_exit(self):
+        # Issue 22, 6: the record was written a minute after a program was
+        # first seen, or at a clean exit: a crash before lost it.
+        self.s.check_save(APP)
+        self.s.wait_until(lambda: self.program() in self.on_disk(), what='the record on disk')
+        self.s.stop_policyd(signal.SIGKILL)
+        self.s.start_policyd()
+        self.assertEqual([name for name, _ in self.s.prop('Consumers')], [self.program()])
+
+    def test_later_time_saved_without_a_clean_exit(self):
+        # Issue 22, 6: a program already known got its later times written
+        # only at a clean exit: after a crash, a consumer that asks every
+        # day dropped off the list 30 days after it was first seen. (The
+        # file here is in the format of before, which is still read.)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        os.makedirs(os.path.dirname(self.consumers_path()), exist_ok=True)
+        with open(self.consumers_path(), 'wb') as f:
+            f.write(GLib.Variant('a{sx}', {self.program(): now_us() - 29 * USEC_PER_DAY})
+                    .get_data_as_bytes().get_data())
+        self.s.start_policyd()
+        before = now_us()
+        self.s.check_save(APP)
+        self.s.wait_until(lambda: self.on_disk().get(self.program(), (0,))[0] >= before,
+                          what='the later time on disk')
+        self.assertEqual(self.on_disk()[self.program()][2], 2)    # two days on which it asked
+        self.s.stop_policyd(signal.SIGKILL)
+        self.s.start_policyd()
+        self.assertGreaterEqual(dict(self.s.prop('Consumers'))[self.program()], before)
+
+    def ask_as(self, names):
+        """Each of @names, a program of that name (a hard link to a copy of
+        gdbus), asks policyd once, a few at a time."""
+        bindir = os.path.join(self.s.root, 'bin')
+        original = os.path.join(bindir, '.gdbus')
+        if not os.path.exists(original):
+            os.makedirs(bindir)
+            shutil.copy(shutil.which('gdbus'), original)
+        for start in range(0, len(names), 16):
+            running = []
+            for name in names[start:start + 16]:
+                path = os.path.join(bindir, name)
+                if not os.path.exists(path):
+                    os.link(original, path)
+                running.append(subprocess.Popen(
+                    [path, 'call', '--session', '--dest', BUS_NAME, '--object-path', OBJECT_PATH,
+                     '--method', f'{IFACE}.CheckSave', APP],
+                    env=self.s.env, stdout=subprocess.DEVNULL))
+            for process in running:
+                self.assertEqual(process.wait(60), 0)
+
+    def test_made_up_programs_do_not_push_out_the_real_ones(self):
+        # Issue 22, 6: the record was capped at 256 programs, first come
+        # first served: a flood of made-up host programs (copies of one
+        # executable) kept out a consumer that came after it for 30 days.
+        # Now the most frequent and the most recent programs stay.
+        made_up = [f'made-up-{i}' for i in range(400)]
+        self.ask_as(['session-manager'])         # known before the flood
+        self.ask_as(made_up[:300])
+        self.s.check_save(APP)                   # a consumer new after the flood...
+        for start in range(300, 400, 10):        # ...that keeps asking during the next
+            self.ask_as(made_up[start:start + 10])
+            self.s.check_save(APP)
+        for restart in (False, True):
+            if restart:
+                self.assertEqual(self.s.stop_policyd(), 0)
+                self.s.start_policyd()
+            names = [name for name, _ in self.s.prop('Consumers')]
+            for name in ('session-manager', self.program(), 'made-up-399'):
+                self.assertIn(name, names)
+            self.assertNotIn('made-up-350', names)
+            self.assertLessEqual(len(names), 64)

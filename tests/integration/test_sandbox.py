@@ -54,6 +54,27 @@ class SandboxTest(PolicydTestCase):
         self.assertEqual(self.flatpak('CheckRestore', APP, '2', '{}'), ("(uint32 1, 'allowed')", ''))
         self.assertEqual(self.flatpak('NoteExit', APP, 'false'), ('()', ''))
 
+    def test_cannot_release_itself_from_the_crash_guard(self):
+        # Issue 22, 6: the app's own report of a voluntary exit released it
+        # from the crash-loop guard, which only ResetCrashGuard (polkit)
+        # should do.
+        for _ in range(3):
+            self.s.call('NoteExit', 'sb', APP, False)
+        self.assertEqual(self.flatpak('NoteExit', APP, 'true'), ('()', ''))
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+
+    def test_listed_as_a_sandboxed_app(self):
+        # Issue 22, 6: a sandboxed caller was listed among the consumers
+        # under its app id alone, which reads as a host program's name: an
+        # app could pass itself off as the compositor. It is listed as
+        # what it is.
+        self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 1, 'allowed')", ''))
+        self.s.check_save(APP)
+        names = [name for name, _ in self.s.prop('Consumers')]
+        self.assertIn(f'flatpak/{APP}', names)
+        self.assertNotIn(APP, names)
+        self.assertIn(os.path.basename(os.path.realpath(sys.executable)), names)
+
     def test_sees_its_own_exclusion(self):
         self.s.call('SetAppExcluded', 'sb', APP, True)
         self.assertEqual(self.flatpak('CheckSave', APP), ("(uint32 0, 'excluded')", ''))

@@ -100,6 +100,8 @@ class OptOutTest(PolicydTestCase):
         sim.save(A, '2', flatpak=True)
         sim.write_compositor()
         before = files_under(self.s.home)
+        # Saved before the clear point, however slow the run (valgrind).
+        old = now_us() - 1000000
 
         self.s.call('SetAppExcluded', 'sb', A, True)
         # Gone from disk by the time the call returns.
@@ -119,7 +121,6 @@ class OptOutTest(PolicydTestCase):
         self.assertNotIn(A, sim.memory)
         # Not restorable: excluded now, and cleared if it is let back in.
         self.assertEqual(self.s.check_restore(A, RESTORE), (DENY, 'excluded'))
-        old = now_us() - 1000000
         self.s.call('SetAppExcluded', 'sb', A, False)
         self.assertEqual(self.s.check_restore(A, RESTORE, {'saved-at': GLib.Variant('x', old)}),
                          (DENY, 'cleared'))
@@ -201,6 +202,32 @@ class ClearTest(PolicydTestCase):
         deaf.write_back()
         self.assertEqual(deaf.restore(A, LAUNCH), (DENY, 'cleared'))
 
+    def test_corrupt_clear_points_still_hold(self):
+        # Issue 22, 6: a clear-points file that does not parse (a disk
+        # fault, an edit by hand) was set aside and every point forgotten:
+        # state cleared before was restorable again. Now the file stands
+        # for a global clear point at its own time.
+        deaf = Simulator(self.s, listening=False)
+        deaf.save(A, when=now_us() - 60 * 1000000)
+        deaf.save(B, when=now_us() - 60 * 1000000)
+        self.s.clear([A])
+        self.assertEqual(self.s.stop_policyd(), 0)
+        points = os.path.join(self.s.state_home, 'session-restore', 'clear-points')
+        with open(points, 'r+b') as f:
+            f.truncate(5)
+        self.s.start_policyd()
+        deaf.write_back()
+        self.assertEqual(deaf.restore(A, LAUNCH), (DENY, 'cleared'))
+        self.assertIn('counts as cleared', self.s.log())
+        # State saved since the file was written is restored.
+        deaf.save(A, '2')
+        self.assertEqual(deaf.restore(A, LAUNCH, '2'), (ALLOW, 'allowed'))
+        # The next start falls back the same way.
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.start_policyd()
+        self.assertEqual(deaf.restore(A, LAUNCH), (DENY, 'cleared'))
+        self.assertEqual(deaf.restore(A, LAUNCH, '2'), (ALLOW, 'allowed'))
+
     def test_clear_needs_polkit_and_changes_nothing_when_refused(self):
         sim = Simulator(self.s)
         sim.save(A)
@@ -229,7 +256,10 @@ class ClearTest(PolicydTestCase):
             sim.exit(A, voluntary=False)
         self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
         self.assertEqual(sim.restore(A, RESTORE), (ALLOW, 'allowed'))
+        # A normal exit does not release it; a reset does.
         sim.exit(A, voluntary=True)
+        self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
+        self.s.call('ResetCrashGuard', 's', A)
         self.assertEqual(sim.restore(A, RECOVER), (ALLOW, 'allowed'))
 
 

@@ -15,17 +15,19 @@
 #include "tmp-path.h"
 
 #define S ((gint64) G_USEC_PER_SEC)
+/* The schema's widest crash-loop-window, as policyd reads it. */
+#define MAX_WINDOW (7 * 24 * 60 * 60)
 
 static void
 test_crash_guard_counts_and_persists (void)
 {
   g_autofree char *path = tmp_path ("crash-counters");
-  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_autoptr(SrCrashGuard) reloaded = NULL;
 
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 60, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 110 * S, 60, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.B", FALSE, 110 * S, 60, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 60, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 110 * S, 3, 60, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.B", FALSE, 110 * S, 3, 60, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 120 * S, 60), ==, 2);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 165 * S, 60), ==, 1);
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 120 * S, 2, 60));
@@ -35,15 +37,15 @@ test_crash_guard_counts_and_persists (void)
   /* Writes within a second of each other are coalesced: flush, as policyd
    * does at exit. */
   g_assert_true (sr_crash_guard_flush (guard));
-  reloaded = sr_crash_guard_new (path);
+  reloaded = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.A", 120 * S, 60), ==, 2);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.B", 120 * S, 60), ==, 1);
 
   /* A voluntary exit forgets, on disk too. */
-  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", TRUE, 121 * S, 60, NULL));
+  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", TRUE, 121 * S, 3, 60, NULL));
   g_assert_true (sr_crash_guard_flush (reloaded));
   g_clear_pointer (&reloaded, sr_crash_guard_free);
-  reloaded = sr_crash_guard_new (path);
+  reloaded = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.A", 121 * S, 60), ==, 0);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.B", 121 * S, 60), ==, 1);
 
@@ -54,10 +56,10 @@ static void
 test_crash_guard_bounded (void)
 {
   g_autofree char *path = tmp_path ("crash-counters");
-  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
 
   for (guint i = 0; i < 1500; i++)
-    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (gint64) (1000 + i) * S,
+    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (gint64) (1000 + i) * S, 3,
                                              100000, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 2500 * S, 100000), ==, 1000);
   remove_tmp (path);
@@ -74,16 +76,17 @@ test_crash_guard_forgets_quiet_apps (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("sr-test-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "crash-counters", NULL);
-  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_autoptr(SrCrashGuard) reloaded = NULL;
   GStatBuf st;
 
-  /* 1,000 apps crash over three days. */
+  /* 1,000 apps crash over three days, in order (a clock that goes back
+   * is test_crash_guard_clock_going_back). */
   for (guint i = 0; i < 1000; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.Crashy%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 100 * DAY + (i % 30) * DAY / 10,
-                                               60, NULL));
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 100 * DAY + (i * 30 / 1000) * DAY / 10,
+                                               3, 60, NULL));
     }
   g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
@@ -91,21 +94,21 @@ test_crash_guard_forgets_quiet_apps (void)
 
   /* A week after the first half crashed, only they are forgotten... */
   g_assert_true (sr_crash_guard_note_exit (guard, "org.example.Other", TRUE,
-                                           108 * DAY + DAY / 2, 60, NULL));
+                                           108 * DAY + DAY / 2, 3, 60, NULL));
   g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, >, 15000);
   g_assert_cmpint (st.st_size, <, 25000);
   /* ...and the others still count in a window widened to a week. */
-  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Crashy29", 108 * DAY + DAY / 2,
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Crashy999", 108 * DAY + DAY / 2,
                                           7 * 24 * 60 * 60), ==, 1);
 
   /* Another week on, none is left but the one that just crashed. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 120 * DAY, 60, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 120 * DAY, 3, 60, NULL));
   g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, <, 100);
-  reloaded = sr_crash_guard_new (path);
+  reloaded = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.New", 120 * DAY, 60), ==, 1);
 
   g_assert_cmpint (g_remove (path), ==, 0);
@@ -119,18 +122,18 @@ static void
 test_crash_guard_capped (void)
 {
   g_autofree char *path = tmp_path ("crash-counters");
-  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_autoptr(SrCrashGuard) reloaded = NULL;
 
   for (guint i = 0; i < SR_CRASH_GUARD_MAX_APPS; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.App%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (1000 + i) * S, 100000, NULL));
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (1000 + i) * S, 3, 100000, NULL));
     }
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   /* App0 crashes again: now App1's latest exit is the oldest. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.App0", FALSE, 3000 * S, 100000, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 3001 * S, 100000, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.App0", FALSE, 3000 * S, 3, 100000, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 3001 * S, 3, 100000, NULL));
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App1", 3001 * S, 100000), ==, 0);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App0", 3001 * S, 100000), ==, 2);
@@ -141,14 +144,14 @@ test_crash_guard_capped (void)
   for (guint i = 0; i < 5000; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.Flood%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (4000 + i) * S, 100000, NULL));
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (4000 + i) * S, 3, 100000, NULL));
     }
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood4999", 9000 * S, 100000), ==, 1);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood3976", 9000 * S, 100000), ==, 1);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood3975", 9000 * S, 100000), ==, 0);
   g_assert_true (sr_crash_guard_flush (guard));
-  reloaded = sr_crash_guard_new (path);
+  reloaded = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (reloaded), ==, SR_CRASH_GUARD_MAX_APPS);
   remove_tmp (path);
 }
@@ -167,21 +170,21 @@ static void
 test_crash_guard_coalesces_writes (void)
 {
   g_autofree char *path = tmp_path ("crash-counters");
-  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path);
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_autoptr(SrCrashGuard) on_disk = NULL;
   GStatBuf first, st;
   gboolean waited = FALSE;
 
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 60, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 60, NULL));
   g_assert_cmpint (g_stat (path, &first), ==, 0);
-  on_disk = sr_crash_guard_new (path);
+  on_disk = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 1);
   g_clear_pointer (&on_disk, sr_crash_guard_free);
 
   for (guint i = 0; i < 200; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.B%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 101 * S, 60, NULL));
+      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 101 * S, 3, 60, NULL));
     }
   /* Not rewritten yet: the same file (inode) as after the first. */
   g_assert_cmpint (g_stat (path, &st), ==, 0);
@@ -191,17 +194,17 @@ test_crash_guard_coalesces_writes (void)
   g_timeout_add (1500, set_true_cb, &waited);
   while (!waited)
     g_main_context_iteration (NULL, TRUE);
-  on_disk = sr_crash_guard_new (path);
+  on_disk = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 201);
   g_clear_pointer (&on_disk, sr_crash_guard_free);
 
   /* Within the second after that write, a change waits for flush. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.C", FALSE, 102 * S, 60, NULL));
-  on_disk = sr_crash_guard_new (path);
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.C", FALSE, 102 * S, 3, 60, NULL));
+  on_disk = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 201);
   g_clear_pointer (&on_disk, sr_crash_guard_free);
   g_assert_true (sr_crash_guard_flush (guard));
-  on_disk = sr_crash_guard_new (path);
+  on_disk = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 202);
   remove_tmp (path);
 }
@@ -231,7 +234,7 @@ test_crash_guard_loads_newest_of_large_tables (void)
   g_assert_no_error (error);
 
   g_test_expect_message ("sr-crash-guard", G_LOG_LEVEL_WARNING, "*5000 apps*kept the 1024*");
-  guard = sr_crash_guard_new (path);
+  guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_test_assert_expected_messages ();
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   /* The odd ones crashed last; of them, the 1,024 newest. */
@@ -241,7 +244,7 @@ test_crash_guard_loads_newest_of_large_tables (void)
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App4998", 200000 * S, 1000000), ==, 0);
   /* What was kept was written back. */
   g_clear_pointer (&guard, sr_crash_guard_free);
-  guard = sr_crash_guard_new (path);
+  guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   g_clear_pointer (&guard, sr_crash_guard_free);
 
@@ -262,7 +265,7 @@ test_crash_guard_loads_newest_of_large_tables (void)
   g_assert_cmpint (st.st_size, >, SR_STATE_FILE_MAX);
 
   g_test_expect_message ("sr-crash-guard", G_LOG_LEVEL_WARNING, "*over the limit*newest*");
-  guard = sr_crash_guard_new (path);
+  guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_test_assert_expected_messages ();
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, 3);
   for (guint i = 0; i < 3; i++)
@@ -279,6 +282,134 @@ test_crash_guard_loads_newest_of_large_tables (void)
   remove_tmp (path);
 }
 
+/* Issue 22, 6: a voluntary exit ends a run of crashes that has not
+ * reached the threshold: the crashes before it no longer count. */
+static void
+test_crash_guard_voluntary_exit_ends_a_run (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
+
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 101 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", TRUE, 102 * S, 3, 600, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 103 * S, 600), ==, 0);
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 104 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 105 * S, 3, 600, NULL));
+  g_assert_false (sr_crash_guard_in_loop (guard, "org.example.A", 106 * S, 3, 600));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 107 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 108 * S, 3, 600));
+  remove_tmp (path);
+}
+
+/* Issue 22, 6: NoteExit(app, true) needs no authorization, and used to
+ * release an app the guard held back, as only ResetCrashGuard (polkit)
+ * should. Now it does not: the reset or the window passing does. */
+static void
+test_crash_guard_voluntary_exit_does_not_release (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
+  g_autoptr(SrCrashGuard) reloaded = NULL;
+
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (100 + i) * S, 3, 600,
+                                             NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 103 * S, 3, 600));
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", TRUE, 104 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 105 * S, 3, 600));
+  g_assert_true (sr_crash_guard_flush (guard));
+  reloaded = sr_crash_guard_new (path, MAX_WINDOW);
+  g_assert_true (sr_crash_guard_in_loop (reloaded, "org.example.A", 105 * S, 3, 600));
+
+  /* The window passing releases it... */
+  g_assert_false (sr_crash_guard_in_loop (reloaded, "org.example.A", 701 * S, 3, 600));
+  /* ...and then a voluntary exit ends the run. */
+  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", TRUE, 702 * S, 3, 600, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.A", 702 * S, MAX_WINDOW), ==, 0);
+
+  /* A reset releases at once. */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", FALSE, (800 + i) * S, 3,
+                                             600, NULL));
+  g_assert_true (sr_crash_guard_reset (reloaded, "org.example.A", NULL));
+  g_assert_false (sr_crash_guard_in_loop (reloaded, "org.example.A", 803 * S, 3, 600));
+
+  /* With the guard off, nothing is held: a voluntary exit ends the run. */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.B", FALSE, (900 + i) * S, 0,
+                                             600, NULL));
+  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.B", TRUE, 903 * S, 0, 600, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.B", 903 * S, 600), ==, 0);
+  remove_tmp (path);
+}
+
+/* Issue 22, 6: exits were pruned to the window in force, so widening it
+ * found nothing older. They are kept for the widest window there can be. */
+static void
+test_crash_guard_widening_the_window_counts_older_exits (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
+
+  /* Three crashes ten minutes apart: no loop within 60 s... */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (1000 + 600 * i) * S, 3,
+                                             60, NULL));
+  g_assert_false (sr_crash_guard_in_loop (guard, "org.example.A", 2201 * S, 3, 60));
+  /* ...but within an hour, yes. */
+  g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 2201 * S, 3, 3600));
+  /* Not beyond the widest window. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (1000 + MAX_WINDOW + 1) * S,
+                                           3, 60, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", (1000 + MAX_WINDOW + 1) * S,
+                                          G_MAXUINT32), ==, 3);
+  remove_tmp (path);
+}
+
+/* Issue 22, 6: a wall clock that goes back leaves exits in the future;
+ * they must age from then on, not count until the clock catches up. */
+static void
+test_crash_guard_clock_going_back (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{sax}"));
+  gint64 now = g_get_real_time ();
+  gint64 future[3] = { now + 365 * DAY, now + 365 * DAY + S, now + 365 * DAY + 2 * S };
+
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (10000 + i) * S, 3, 600,
+                                             NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 10003 * S, 3, 600));
+  /* The clock goes back by more than an hour; another app's exit is
+   * noted. A's crashes count as of now, and age from now. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.B", FALSE, 5000 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 5000 * S, 3, 600));
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 5601 * S, 600), ==, 0);
+  /* And they are forgotten a week on. */
+  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.C", FALSE, 5001 * S + MAX_WINDOW * S,
+                                           3, 600, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 5001 * S + MAX_WINDOW * S,
+                                          G_MAXUINT32), ==, 0);
+  g_clear_pointer (&guard, sr_crash_guard_free);
+
+  /* A file whose exits lie a year ahead of this machine's clock. */
+  g_variant_builder_add (&builder, "{s@ax}", "org.example.A",
+                         g_variant_new_fixed_array (G_VARIANT_TYPE_INT64, future, 3, sizeof (gint64)));
+  g_assert_true (sr_state_file_save (path, g_variant_builder_end (&builder), NULL));
+  guard = sr_crash_guard_new (path, MAX_WINDOW);
+  now = g_get_real_time ();
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", now, 600), ==, 3);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", now + 601 * S, 600), ==, 0);
+  /* What was taken as now was written back: the next start does not take
+   * it as its own now again. */
+  g_clear_pointer (&guard, sr_crash_guard_free);
+  guard = sr_crash_guard_new (path, MAX_WINDOW);
+  g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", now + 601 * S, 600), ==, 0);
+  remove_tmp (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -289,6 +420,12 @@ main (int argc, char **argv)
   g_test_add_func ("/crash-guard/forgets-quiet-apps", test_crash_guard_forgets_quiet_apps);
   g_test_add_func ("/crash-guard/capped", test_crash_guard_capped);
   g_test_add_func ("/crash-guard/coalesces-writes", test_crash_guard_coalesces_writes);
+  g_test_add_func ("/crash-guard/voluntary-exit-ends-a-run", test_crash_guard_voluntary_exit_ends_a_run);
+  g_test_add_func ("/crash-guard/voluntary-exit-does-not-release",
+                   test_crash_guard_voluntary_exit_does_not_release);
+  g_test_add_func ("/crash-guard/widening-the-window-counts-older-exits",
+                   test_crash_guard_widening_the_window_counts_older_exits);
+  g_test_add_func ("/crash-guard/clock-going-back", test_crash_guard_clock_going_back);
   g_test_add_func ("/crash-guard/loads-newest-of-large-tables",
                    test_crash_guard_loads_newest_of_large_tables);
 

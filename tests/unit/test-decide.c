@@ -44,7 +44,7 @@ fixture_setup (Fixture       *f,
     .crash_loop_threshold = 3,
     .crash_loop_window = 600,
   };
-  f->guard = sr_crash_guard_new (guard_path);
+  f->guard = sr_crash_guard_new (guard_path, 7 * 24 * 60 * 60);
   f->clear_points = sr_clear_points_new (points_path);
   f->ctx = (SrDecisionContext) {
     .policy = &f->policy,
@@ -114,7 +114,7 @@ crash (Fixture    *f,
        guint       times)
 {
   for (guint i = 0; i < times; i++)
-    g_assert_true (sr_crash_guard_note_exit (f->guard, app, FALSE, NOW - i, 600, NULL));
+    g_assert_true (sr_crash_guard_note_exit (f->guard, app, FALSE, NOW - i, 3, 600, NULL));
 }
 
 static void
@@ -405,7 +405,7 @@ test_listing_states (Fixture *f, gconstpointer data)
   assert_listed (f, NOW - DAY, "valid", FALSE);
 
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (f->guard, "org.example.App", FALSE, NOW - 10, 600, NULL));
+    g_assert_true (sr_crash_guard_note_exit (f->guard, "org.example.App", FALSE, NOW - 10, 3, 600, NULL));
   assert_listed (f, NOW - DAY, "valid", TRUE);
   /* With recovery off, the guard holds nothing back. */
   f->policy.restore_after_crash = FALSE;

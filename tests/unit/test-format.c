@@ -45,6 +45,13 @@ test_sizes (void)
   check (sr_format_cleared (3), "Cleared 3 saved sessions");
 }
 
+/* An SrAppNameFunc that knows one app. */
+static char *
+app_name (const char *app_id)
+{
+  return g_str_equal (app_id, "org.example.Known") ? g_strdup ("Known App") : NULL;
+}
+
 static void
 test_consumers (void)
 {
@@ -52,11 +59,20 @@ test_consumers (void)
   g_autoptr(GVariant) two = g_variant_ref_sink (g_variant_new_parsed (
     "[('gnome-session', int64 2), ('mutter', 1)]"));
 
-  check (sr_format_consumers (NULL),
+  g_autoptr(GVariant) sandboxed = g_variant_ref_sink (g_variant_new_parsed (
+    "[('mutter', int64 3), ('flatpak/org.example.Known', 2), ('snap/snap.unknown', 1)]"));
+  g_autoptr(GVariant) unknown = g_variant_ref_sink (g_variant_new_parsed (
+    "[('snap/snap.unknown', int64 1)]"));
+
+  check (sr_format_consumers (NULL, app_name),
          "Nothing on this desktop has asked yet: your desktop may not restore apps");
-  check (sr_format_consumers (none),
+  check (sr_format_consumers (none, app_name),
          "Nothing on this desktop has asked yet: your desktop may not restore apps");
-  check (sr_format_consumers (two), "Used by gnome-session and mutter");
+  check (sr_format_consumers (two, app_name), "Used by gnome-session and mutter");
+  /* A sandboxed app by its name, and as what it is. */
+  check (sr_format_consumers (sandboxed, app_name),
+         "Used by mutter, Known App (sandboxed app) and 1 other");
+  check (sr_format_consumers (unknown, app_name), "Used by snap.unknown (sandboxed app)");
 }
 
 int
