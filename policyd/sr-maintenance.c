@@ -9,6 +9,8 @@
  * the session manager asks about every app it restores): it runs once a
  * second has gone by without a call, or at the latest 30 s on, so that the
  * first answers do not share the machine with a search of the stores.
+ * It also removes what a kill during a rewrite of a store's file left
+ * (sr-store-file.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -96,6 +98,7 @@ run_first_purges (gpointer user_data)
     return G_SOURCE_CONTINUE;
 
   self->first_id = 0;
+  sr_store_worker_tidy_async (self->worker, NULL, NULL);
   run_purges (self);
   return G_SOURCE_REMOVE;
 }

@@ -6,7 +6,8 @@
  * inside it are renamed to meanwhile. Only regular files whose names match
  * the store's pattern are touched. A file that cannot be read or does not
  * parse is reported and skipped; nothing here gives up on a whole store
- * for one bad file.
+ * for one bad file. A file of per-app entries loses an app by a rewrite
+ * (sr-store-file.c) that starts over when its owner saves it meanwhile.
  *
  * Listing looks into GTK state files to count their windows. Reading and
  * checking one costs several times what listing it does, so a listing of
@@ -34,11 +35,17 @@
 #include "sr-fd.h"
 #include "sr-format-gnome-session.h"
 #include "sr-format-gtk.h"
+#include "sr-store-file.h"
 #include "sr-store-walk.h"
 
 #define LIST_GTK_MAX_SIZE (64 * 1024)
 #define LIST_GTK_FILES 1000
 #define LIST_GTK_BYTES (4 * 1024 * 1024)
+/* How often a session file is read again when its owner saved it while
+ * it was being rewritten, and the pause before each new try (times the
+ * tries so far): a few hundredths of a second in all. */
+#define REWRITE_ATTEMPTS 10
+#define REWRITE_BACKOFF_USEC 1000
 
 /* What add_usage() is told about an entry's windows. */
 #define WINDOWS_NOT_COUNTED -1   /* a GTK state file that was not looked into */
@@ -202,47 +209,6 @@ foreach_entry (int         dir_fd,
   closedir (dir);
 }
 
-/* Reads the regular file @name below @dir_fd, of at most @max_size bytes.
- * Never follows a link, and never waits on a FIFO put there meanwhile. */
-static GBytes *
-read_file_at (int           dir_fd,
-              const char   *name,
-              gsize         max_size,
-              struct stat  *st,
-              GError      **error)
-{
-  g_autofree char *data = NULL;
-  gsize done = 0;
-  g_auto(SrFd) fd = -1;
-
-  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return NULL;
-    }
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || (guint64) st->st_size > max_size)
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                           "not a readable state file");
-      return NULL;
-    }
-
-  data = g_malloc (st->st_size + 1);
-  while (done < (gsize) st->st_size)
-    {
-      gssize n = read (fd, data + done, st->st_size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += n;
-    }
-  return g_bytes_new_take (g_steal_pointer (&data), done);
-}
-
 /* -- What one pass over a store does with each file ---------------------- */
 
 typedef struct {
@@ -340,7 +306,7 @@ count_windows (Pass              *pass,
       pass->gtk_files_left == 0)
     return WINDOWS_NOT_COUNTED;
 
-  bytes = read_file_at (dir_fd, name, LIST_GTK_MAX_SIZE, &now, &error);
+  bytes = sr_store_file_read (dir_fd, name, LIST_GTK_MAX_SIZE, &now, NULL, &error);
   if (bytes == NULL)
     {
       /* Gone since it was listed is no news. */
@@ -400,18 +366,20 @@ on_file_entry (int         dir_fd,
 
 /* -- gnome-session files --------------------------------------------------- */
 
+/* @out_fd: (out) (optional): the file read, still open. */
 static GVariant *
 read_session_file (int                dir_fd,
                    const char        *path,
                    const char        *name,
                    struct stat       *st,
+                   int               *out_fd,
                    GPtrArray         *errors)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
   GVariant *state;
 
-  bytes = read_file_at (dir_fd, name, SR_FORMAT_GNOME_SESSION_MAX_SIZE, st, &error);
+  bytes = sr_store_file_read (dir_fd, name, SR_FORMAT_GNOME_SESSION_MAX_SIZE, st, out_fd, &error);
   if (bytes == NULL)
     {
       add_error (errors, "%s: %s", path, error->message);
@@ -425,74 +393,6 @@ read_session_file (int                dir_fd,
   return state;
 }
 
-/* Writes @contents next to @name and renames it over: the owner, and a
- * crash of ours, see the old file or the new one, never a mix. */
-static gboolean
-replace_file_at (int                dir_fd,
-                 const char        *path,
-                 const char        *name,
-                 const struct stat *original,
-                 GVariant          *contents,
-                 GPtrArray         *errors)
-{
-  g_autofree char *tmp = NULL;
-  const char *data = g_variant_get_data (contents);
-  gsize size = g_variant_get_size (contents), done = 0;
-  int fd = -1, saved_errno = 0;
-
-  for (guint attempt = 0; fd < 0 && attempt < 100; attempt++)
-    {
-      g_free (tmp);
-      tmp = g_strdup_printf (".%s.%08x", name, g_random_int ());
-      fd = openat (dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                   original->st_mode & 0777);
-      if (fd < 0 && errno != EEXIST)
-        break;
-    }
-  if (fd < 0)
-    {
-      add_error (errors, "%s: could not write a replacement: %s", path, g_strerror (errno));
-      return FALSE;
-    }
-
-  while (done < size)
-    {
-      gssize n = write (fd, data + done, size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          saved_errno = errno;
-          break;
-        }
-      done += n;
-    }
-  /* The file keeps its time: it tells when its owner last saved the other
-   * apps, which this rewrite did not do. */
-  if (saved_errno == 0)
-    {
-      const struct timespec times[2] = { original->st_atim, original->st_mtim };
-      if (futimens (fd, times) != 0)
-        saved_errno = errno;
-    }
-  if (saved_errno == 0 && fsync (fd) != 0)
-    saved_errno = errno;
-  if (close (fd) != 0 && saved_errno == 0)
-    saved_errno = errno;
-  if (saved_errno == 0 && renameat (dir_fd, tmp, dir_fd, name) != 0)
-    saved_errno = errno;
-
-  if (saved_errno != 0)
-    {
-      unlinkat (dir_fd, tmp, 0);
-      add_error (errors, "%s: could not rewrite: %s; left as it was", path,
-                 g_strerror (saved_errno));
-      return FALSE;
-    }
-  (void) fsync (dir_fd);
-  return TRUE;
-}
-
 static void
 on_session_usage_cb (const char *app_id,
                      guint       entries,
@@ -504,6 +404,61 @@ on_session_usage_cb (const char *app_id,
   add_usage (pass, app_id, entries, bytes, pass->older_than, WINDOWS_NONE);
 }
 
+/* Removes the entries of the pass's apps from the session file @name,
+ * starting over from the owner's file each time the owner saved it
+ * meanwhile (sr_store_file_replace()); after REWRITE_ATTEMPTS it gives up
+ * and says so. */
+static void
+remove_session_entries (Pass       *pass,
+                        int         dir_fd,
+                        const char *path,
+                        const char *name)
+{
+  for (guint attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++)
+    {
+      g_auto(SrFd) read_fd = -1;
+      g_autoptr(GVariant) state = NULL;
+      g_autoptr(GVariant) without = NULL;
+      g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
+      struct stat st;
+      guint entries;
+      guint64 bytes;
+
+      /* Gone meanwhile: nothing left to remove. */
+      if (attempt > 0 && faccessat (dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+          errno == ENOENT)
+        return;
+      state = read_session_file (dir_fd, path, name, &st, &read_fd, pass->errors);
+      if (state == NULL)
+        return;
+      if (pass->older_than != 0 && mtime_usec (&st) >= pass->older_than)
+        return;
+      without = sr_format_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
+      if (without == NULL)
+        return;
+
+      switch (sr_store_file_replace (dir_fd, path, name, read_fd, &st, without, pass->errors))
+        {
+        case SR_STORE_FILE_REPLACED:
+          pass->report->entries += entries;
+          pass->report->bytes += bytes;
+          for (guint i = 0; i < apps->len; i++)
+            g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
+          return;
+        case SR_STORE_FILE_FAILED:
+          return;
+        case SR_STORE_FILE_CHANGED:
+        default:
+          g_debug ("%s: its owner saved it meanwhile; starting over", path);
+          /* An owner saving in a burst: let it finish. */
+          g_usleep (attempt * REWRITE_BACKOFF_USEC);
+          break;
+        }
+    }
+  add_error (pass->errors, "%s: its owner saved it again each time it was about to be "
+             "rewritten (%u times); left as it was", path, (guint) REWRITE_ATTEMPTS);
+}
+
 static void
 on_session_entry (int         dir_fd,
                   const char *dir_path,
@@ -513,11 +468,8 @@ on_session_entry (int         dir_fd,
   Pass *pass = user_data;
   g_autofree char *path = NULL;
   g_autoptr(GVariant) state = NULL;
-  g_autoptr(GVariant) without = NULL;
-  g_autoptr(GPtrArray) apps = NULL;
   struct stat st;
-  guint entries;
-  guint64 bytes;
+  gint64 saved;
 
   /* read_session_file() opens it without following links and checks that
    * it is a regular file. */
@@ -525,34 +477,20 @@ on_session_entry (int         dir_fd,
     return;
 
   path = g_build_filename (dir_path, name, NULL);
-  state = read_session_file (dir_fd, path, name, &st, pass->errors);
-  if (state == NULL)
-    return;
-
-  if (pass->usage != NULL)
+  if (pass->usage == NULL)
     {
-      /* Per-app times are not in the file: its own time stands for all. */
-      gint64 saved = pass->older_than;
-      pass->older_than = mtime_usec (&st);
-      sr_format_gnome_session_foreach_app (state, on_session_usage_cb, pass);
-      pass->older_than = saved;
+      remove_session_entries (pass, dir_fd, path, name);
       return;
     }
 
-  if (pass->older_than != 0 && mtime_usec (&st) >= pass->older_than)
+  state = read_session_file (dir_fd, path, name, &st, NULL, pass->errors);
+  if (state == NULL)
     return;
-
-  apps = g_ptr_array_new_with_free_func (g_free);
-  without = sr_format_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
-  if (without == NULL)
-    return;
-  if (!replace_file_at (dir_fd, path, name, &st, without, pass->errors))
-    return;
-
-  pass->report->entries += entries;
-  pass->report->bytes += bytes;
-  for (guint i = 0; i < apps->len; i++)
-    g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
+  /* Per-app times are not in the file: its own time stands for all. */
+  saved = pass->older_than;
+  pass->older_than = mtime_usec (&st);
+  sr_format_gnome_session_foreach_app (state, on_session_usage_cb, pass);
+  pass->older_than = saved;
 }
 
 /* -- One pass over a whole store ------------------------------------------- */
@@ -582,7 +520,14 @@ run_pass (Pass *pass)
     return;
 
   if (store->kind == SR_STORE_ENTRIES)
-    foreach_entry (root_fd, store->root, pass->errors, on_session_entry, pass);
+    {
+      foreach_entry (root_fd, store->root, pass->errors, on_session_entry, pass);
+      /* What a kill during an earlier rewrite left is nobody's: any
+       * removal takes it. */
+      if (pass->report != NULL)
+        sr_store_file_remove_leftovers (store, root_fd, store->root, &pass->report->bytes,
+                                        pass->errors);
+    }
   else if (store->app_subdir == NULL)
     foreach_entry (root_fd, store->root, pass->errors, on_file_entry, pass);
   else
@@ -657,4 +602,19 @@ sr_store_walk_remove (const SrStore *store,
   if (store->kind == SR_STORE_WHOLE_FILE && apps != NULL)
     return;
   run_pass (&pass);
+}
+
+/* At start-up: the temporary files a kill during a rewrite left in
+ * @store (sr-store-file.c), even when nothing else is removed. */
+void
+sr_store_walk_remove_leftovers (const SrStore *store,
+                                SrStoreReport *report)
+{
+  g_auto(SrFd) root_fd = -1;
+
+  if (store->kind != SR_STORE_ENTRIES)
+    return;
+  root_fd = open_root (store, report->errors);
+  if (root_fd >= 0)
+    sr_store_file_remove_leftovers (store, root_fd, store->root, &report->bytes, report->errors);
 }

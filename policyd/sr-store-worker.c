@@ -28,7 +28,7 @@ struct _SrStoreWorker {
 
 G_DEFINE_FINAL_TYPE (SrStoreWorker, sr_store_worker, G_TYPE_OBJECT)
 
-typedef enum { JOB_LIST, JOB_REMOVE, JOB_BARRIER } JobKind;
+typedef enum { JOB_LIST, JOB_REMOVE, JOB_TIDY, JOB_BARRIER } JobKind;
 
 typedef struct {
   JobKind kind;
@@ -167,6 +167,22 @@ remove_all (SrStoreWorker *self,
   return g_variant_ref_sink (g_variant_dict_end (&report));
 }
 
+/* What interrupted rewrites left behind (sr-store-file.c). */
+static void
+tidy_all (SrStoreWorker *self)
+{
+  for (guint i = 0; i < self->stores->len; i++)
+    {
+      SrStoreReport one;
+
+      sr_store_report_init (&one);
+      sr_store_walk_remove_leftovers (self->stores->pdata[i], &one);
+      for (guint e = 0; e < one.errors->len; e++)
+        g_warning ("Removing leftovers: %s", (const char *) one.errors->pdata[e]);
+      sr_store_report_clear (&one);
+    }
+}
+
 static void
 run_job (gpointer data,
          gpointer user_data)
@@ -188,6 +204,10 @@ run_job (gpointer data,
       break;
     case JOB_REMOVE:
       g_task_return_pointer (task, remove_all (self, job), (GDestroyNotify) g_variant_unref);
+      break;
+    case JOB_TIDY:
+      tidy_all (self);
+      g_task_return_boolean (task, TRUE);
       break;
     case JOB_BARRIER:
     default:
@@ -298,6 +318,20 @@ sr_store_worker_finish (SrStoreWorker     *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Removes what a kill during a rewrite left in the stores; queued once
+ * after start-up. Finish with g_task_propagate_boolean(), or pass no
+ * callback. */
+void
+sr_store_worker_tidy_async (SrStoreWorker       *self,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = JOB_TIDY;
+  queue (self, job, sr_store_worker_tidy_async, callback, user_data);
 }
 
 void
