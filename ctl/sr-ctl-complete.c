@@ -58,7 +58,8 @@ sr_ctl_cmd_complete (SrCtl  *ctl,
 
           g_variant_iter_init (&iter, apps);
           while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, NULL))
-            g_print ("%s\n", app_id);
+            if (*app_id != '\0')
+              g_print ("%s\n", app_id);
         }
     }
   return SR_CTL_EXIT_OK;

@@ -152,10 +152,13 @@ open_relative (int         dir_fd,
     {
       int next;
 
+      char *shown_next;
+
       if (*parts[i] == '\0')
         continue;
+      shown_next = g_build_filename (shown != NULL ? shown : shown_base, parts[i], NULL);
       g_free (shown);
-      shown = g_build_filename (shown_base, parts[i], NULL);
+      shown = shown_next;
       next = open_dir_at (fd, parts[i], shown, errors);
       sr_fd_close (fd);
       fd = next;

@@ -65,19 +65,47 @@ sorted_keys (GHashTable *table)
   return keys;
 }
 
+/* The listing's last row when a store could not be read whole: app id
+ * "" (never an app's), with "errors" (a{sas}), store name → messages. A
+ * consumer that takes each row for an app finds none by that id; see
+ * ListStoredState in the interface XML. */
+static void
+add_errors_row (GVariantBuilder *builder,
+                GVariantBuilder *store_errors)
+{
+  GVariantDict dict;
+
+  g_variant_dict_init (&dict, NULL);
+  g_variant_dict_insert_value (&dict, "errors", g_variant_builder_end (store_errors));
+  g_variant_builder_add (builder, "(s@a{sv})", "", g_variant_dict_end (&dict));
+}
+
 static GVariant *
 list_all (SrStoreWorker *self)
 {
   g_autoptr(GHashTable) usage = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                        (GDestroyNotify) sr_app_usage_free);
-  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GVariantBuilder) store_errors = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{sas}"));
   g_autoptr(GPtrArray) apps = NULL;
+  gboolean any_errors = FALSE;
   GVariantBuilder builder;
 
   for (guint i = 0; i < self->stores->len; i++)
-    sr_store_walk_list (self->stores->pdata[i], usage, errors);
-  for (guint i = 0; i < errors->len; i++)
-    g_warning ("Listing stored state: %s", (const char *) errors->pdata[i]);
+    {
+      const SrStore *store = self->stores->pdata[i];
+      g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+
+      sr_store_walk_list (store, usage, errors);
+      for (guint e = 0; e < errors->len; e++)
+        g_warning ("Listing stored state: %s", (const char *) errors->pdata[e]);
+      if (errors->len > 0)
+        {
+          g_variant_builder_add (&store_errors, "{s@as}", store->name,
+                                 g_variant_new_strv ((const char * const *) errors->pdata,
+                                                     errors->len));
+          any_errors = TRUE;
+        }
+    }
 
   apps = sorted_keys (usage);
 
@@ -101,6 +129,8 @@ list_all (SrStoreWorker *self)
       g_variant_builder_add (&builder, "(s@a{sv})", (const char *) apps->pdata[i],
                              g_variant_dict_end (&dict));
     }
+  if (any_errors)
+    add_errors_row (&builder, &store_errors);
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 

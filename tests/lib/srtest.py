@@ -369,7 +369,14 @@ class Session:
         return self.call('Clear', 'as', list(apps), **kwargs)[0]
 
     def list_state(self):
-        return {app: info for app, info in self.call('ListStoredState')[0]}
+        """The listing's apps (without the row of the stores that could not
+        be read: listing_errors())."""
+        return {app: info for app, info in self.call('ListStoredState')[0] if app}
+
+    def listing_errors(self):
+        """What a listing could not read: {store: [messages]}, {} for none."""
+        rows = dict(self.call('ListStoredState')[0])
+        return rows.get('', {}).get('errors', {})
 
     def prop(self, name):
         reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'Get',
