@@ -5,8 +5,9 @@ import json
 import os
 import unittest
 
-from ctltest import FAILED, CtlTestCase
+from ctltest import FAILED, UNAVAILABLE, CtlTestCase
 from simulator import Simulator
+from srtest import GLib
 
 A, B = 'org.example.Alpha', 'org.example.Beta'
 # policyd without the capabilities that let root read any file: a mode of
@@ -56,3 +57,20 @@ class ListErrorsTest(CtlTestCase):
         self.assertIn('Saved sessions:   2 apps, ', status.stdout)
         self.assertIn('(some could not be read: see “list”)', status.stdout)
         self.assertEqual(self.ctl('_complete', 'apps').stdout.split('\n'), [A, B, ''])
+
+
+class LatePolkitTest(CtlTestCase):
+    def test_set_fails_in_words_and_a_late_yes_changes_nothing(self):
+        # The case: "set" exited 7, and the value was 5 afterwards.
+        # The tool waits longer than policyd waits for polkit, so the
+        # answer is policyd's, and polkit's late "yes" is not acted on.
+        self.s.mock_polkit('SimulateHang', 'b', True)
+        result = self.ctl('set', 'max-age-days', '5')
+        self.assertEqual(result.status, UNAVAILABLE, result)
+        self.assertEqual(result.stderr, 'session-restore-ctl: polkit did not answer in time about '
+                         'org.gnome.SessionRestore.configure; nothing was changed\n')
+        self.s.mock_polkit('SimulateHang', 'b', False)
+        self.s.mock_polkit('ReleaseHangingCalls')
+        # Acted on after the late answer, which polkit sent first.
+        self.s.set_setting('crash-loop-threshold', GLib.Variant('u', 4))
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)

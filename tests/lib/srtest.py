@@ -280,10 +280,17 @@ class Session:
         self.set_allowed(allowed)
 
     def set_allowed(self, actions):
-        self.system.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
-                              'org.freedesktop.DBus.Mock', 'SetAllowed',
-                              GLib.Variant('(as)', (list(actions),)), None,
-                              Gio.DBusCallFlags.NONE, 5000, None)
+        self.mock_polkit('SetAllowed', 'as', list(actions))
+
+    def mock_polkit(self, method, signature=None, *args):
+        """Calls the mock polkitd's org.freedesktop.DBus.Mock method (e.g.
+        SimulateHang, ReleaseHangingCalls, HaveHangingCalls)."""
+        params = GLib.Variant(f'({signature})', args) if signature else None
+        reply = self.system.call_sync('org.freedesktop.PolicyKit1',
+                                      '/org/freedesktop/PolicyKit1/Authority',
+                                      'org.freedesktop.DBus.Mock', method, params, None,
+                                      Gio.DBusCallFlags.NONE, 5000, None)
+        return reply.unpack() if reply is not None else None
 
     # -- policyd -----------------------------------------------------------
 
