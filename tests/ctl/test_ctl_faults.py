@@ -3,9 +3,10 @@ not read everything, policyd restarting under `monitor`, and polkit not
 answering in time."""
 import json
 import os
+import subprocess
 import unittest
 
-from ctltest import FAILED, UNAVAILABLE, CtlTestCase
+from ctltest import CTL, FAILED, UNAVAILABLE, CtlTestCase, Lines
 from simulator import Simulator
 from srtest import GLib
 
@@ -74,3 +75,44 @@ class LatePolkitTest(CtlTestCase):
         # Acted on after the late answer, which polkit sent first.
         self.s.set_setting('crash-loop-threshold', GLib.Variant('u', 4))
         self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+
+
+class MonitorRestartTest(CtlTestCase):
+    def start_monitor(self):
+        monitor = subprocess.Popen([CTL, 'monitor'], env=self.s.env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        self.addCleanup(lambda: monitor.poll() is None and monitor.kill())
+        self.assertIn('Watching', Lines(monitor.stderr).next())
+        return monitor, Lines(monitor.stdout)
+
+    def lines_until_sentinel(self, out):
+        """The lines printed up to a change made now, which is the last."""
+        self.s.gsettings('set', 'crash-loop-window', '601')
+        lines = []
+        while not lines or lines[-1] != 'crash-loop-window: 601':
+            lines.append(out.next())
+        return lines[:-1]
+
+    def restart(self, while_stopped=None):
+        self.s.stop_policyd()
+        if while_stopped:
+            while_stopped()
+        self.s.start_policyd()
+
+    def test_restart_with_nothing_changed_prints_no_setting(self):
+        monitor, out = self.start_monitor()
+        self.restart()
+        self.assertEqual(sorted(self.lines_until_sentinel(out)),
+                         ['service: running', 'service: stopped'])
+        monitor.terminate()
+        self.assertEqual(monitor.wait(10), 0)
+
+    def test_restart_prints_what_changed_meanwhile(self):
+        monitor, out = self.start_monitor()
+        self.restart(lambda: self.s.gsettings('set', 'login-restore', 'never'))
+        self.assertEqual(sorted(self.lines_until_sentinel(out)),
+                         ["login-restore: 'never'", 'service: running', 'service: stopped'])
+        # And a change back is a change again.
+        self.s.gsettings('set', 'login-restore', 'always')
+        self.assertEqual(out.next(), "login-restore: 'always'")
+        monitor.terminate()
