@@ -151,7 +151,6 @@ open_relative (int         dir_fd,
   for (guint i = 0; fd >= 0 && parts[i] != NULL; i++)
     {
       int next;
-
       char *shown_next;
 
       if (*parts[i] == '\0')
@@ -428,8 +427,7 @@ remove_session_entries (Pass       *pass,
       guint64 bytes;
 
       /* Gone meanwhile: nothing left to remove. */
-      if (attempt > 0 && faccessat (dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
-          errno == ENOENT)
+      if (attempt > 0 && !stat_entry (dir_fd, name, &st) && errno == ENOENT)
         return;
       state = read_session_file (dir_fd, path, name, &st, &read_fd, pass->errors);
       if (state == NULL)
