@@ -24,8 +24,8 @@
  * A kill between creating the temporary file and the rename leaves it
  * behind: a full copy of the other apps' entries, hidden from the walk.
  * Its name is the file's, a dot before it and a dot and eight hex digits
- * after (".gnome-session@x.state.0123abcd"); nothing else is named so, and
- * such leftovers are removed (sr_store_file_remove_leftovers()).
+ * after (".gnome-session@x.state.0123abcd"); nothing else is named so
+ * (sr_store_file_is_leftover()), and the walk removes them.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,7 +33,6 @@
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,21 +44,6 @@
 
 /* "." + 8 hex digits after the file's name. */
 #define LEFTOVER_SUFFIX_LEN 9
-
-static void G_GNUC_PRINTF (2, 3)
-add_error (GPtrArray  *errors,
-           const char *format,
-           ...)
-{
-  va_list args;
-  char *message;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_debug ("%s", message);
-  g_ptr_array_add (errors, message);
-}
 
 /* Reads the regular file @name below @dir_fd, of at most @max_size bytes.
  * @out_fd: (out) (optional): the file, still open, so that what was read
@@ -147,12 +131,11 @@ is_inode (int                dir_fd,
  * @read when last checked, and removes @tmp. */
 static SrStoreFileResult
 swap_in (int                dir_fd,
-         const char        *path,
          const char        *tmp,
          const char        *name,
          const struct stat *ours,
          const struct stat *read,
-         GPtrArray         *errors)
+         GError           **error)
 {
   gboolean exchanged = renameat2 (dir_fd, tmp, dir_fd, name, RENAME_EXCHANGE) == 0;
 
@@ -162,8 +145,8 @@ swap_in (int                dir_fd,
       int saved_errno = errno;
 
       (void) unlinkat (dir_fd, tmp, 0);
-      add_error (errors, "%s: could not rewrite: %s; left as it was", path,
-                 g_strerror (saved_errno));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "could not rewrite: %s; left as it was", g_strerror (saved_errno));
       return SR_STORE_FILE_FAILED;
     }
 
@@ -182,8 +165,11 @@ swap_in (int                dir_fd,
     (void) unlinkat (dir_fd, tmp, 0);
   else if (renameat (dir_fd, tmp, dir_fd, name) != 0)
     {
-      add_error (errors, "%s: its owner saved it while it was being rewritten, and its save "
-                 "could not be put back (%s): it is in %s", path, g_strerror (errno), tmp);
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "its owner saved it while it was being rewritten, and its save could "
+                   "not be put back (%s): it is in %s", g_strerror (saved_errno), tmp);
       return SR_STORE_FILE_FAILED;
     }
   return SR_STORE_FILE_CHANGED;
@@ -213,12 +199,11 @@ write_all (int         fd,
  * since it was read. */
 SrStoreFileResult
 sr_store_file_replace (int                dir_fd,
-                       const char        *path,
                        const char        *name,
                        int                read_fd,
                        const struct stat *read,
                        GVariant          *contents,
-                       GPtrArray         *errors)
+                       GError           **error)
 {
   g_autofree char *tmp = NULL;
   int fd = -1, saved_errno = 0;
@@ -236,7 +221,9 @@ sr_store_file_replace (int                dir_fd,
     }
   if (fd < 0)
     {
-      add_error (errors, "%s: could not write a replacement: %s", path, g_strerror (errno));
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "could not write a replacement: %s", g_strerror (saved_errno));
       return SR_STORE_FILE_FAILED;
     }
 
@@ -256,13 +243,13 @@ sr_store_file_replace (int                dir_fd,
   if (saved_errno == 0)
     changed = !unchanged (dir_fd, name, read_fd, read);
   if (saved_errno == 0 && !changed)
-    return swap_in (dir_fd, path, tmp, name, &ours, read, errors);
+    return swap_in (dir_fd, tmp, name, &ours, read, error);
 
   (void) unlinkat (dir_fd, tmp, 0);
   if (saved_errno == 0)
     return SR_STORE_FILE_CHANGED;
-  add_error (errors, "%s: could not rewrite: %s; left as it was", path,
-             g_strerror (saved_errno));
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               "could not rewrite: %s; left as it was", g_strerror (saved_errno));
   return SR_STORE_FILE_FAILED;
 }
 
@@ -282,47 +269,4 @@ sr_store_file_is_leftover (const SrStore *store,
       return FALSE;
   base = g_strndup (name + 1, len - 1 - LEFTOVER_SUFFIX_LEN);
   return sr_store_match (store, base, NULL);
-}
-
-/* Removes the leftovers of @store in the directory @dir_fd; adds their
- * bytes to @bytes. Only regular files, and only there: the rewrite puts
- * its temporary file next to the file it replaces. */
-void
-sr_store_file_remove_leftovers (const SrStore *store,
-                                int            dir_fd,
-                                const char    *dir_path,
-                                guint64       *bytes,
-                                GPtrArray     *errors)
-{
-  g_auto(SrFd) fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
-  struct dirent *entry;
-
-  if (dir == NULL)
-    {
-      add_error (errors, "%s: %s", dir_path, g_strerror (errno));
-      return;
-    }
-  /* The stream owns it now. */
-  fd = -1;
-
-  while ((errno = 0, entry = readdir (dir)) != NULL)
-    {
-      struct stat st;
-
-      if (!sr_store_file_is_leftover (store, entry->d_name) ||
-          fstatat (dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-          !S_ISREG (st.st_mode))
-        continue;
-      if (unlinkat (dir_fd, entry->d_name, 0) == 0)
-        {
-          g_message ("Removed %s/%s, left by an interrupted rewrite", dir_path, entry->d_name);
-          *bytes += st.st_size;
-        }
-      else if (errno != ENOENT)
-        add_error (errors, "%s/%s: %s", dir_path, entry->d_name, g_strerror (errno));
-    }
-  if (errno != 0)
-    add_error (errors, "%s: %s", dir_path, g_strerror (errno));
-  closedir (dir);
 }

@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 typedef enum {
   SR_STORE_FILE_REPLACED,   /* the new contents are in place */
   SR_STORE_FILE_CHANGED,    /* its owner saved it meanwhile: nothing was done */
-  SR_STORE_FILE_FAILED,     /* an error was added: nothing was done */
+  SR_STORE_FILE_FAILED,     /* an error is set: nothing was done */
 } SrStoreFileResult;
 
 GBytes            *sr_store_file_read             (int                 dir_fd,
@@ -25,18 +25,12 @@ GBytes            *sr_store_file_read             (int                 dir_fd,
                                                    int                *out_fd,
                                                    GError            **error);
 SrStoreFileResult  sr_store_file_replace          (int                 dir_fd,
-                                                   const char         *path,
                                                    const char         *name,
                                                    int                 read_fd,
                                                    const struct stat  *read,
                                                    GVariant           *contents,
-                                                   GPtrArray          *errors);
+                                                   GError            **error);
 gboolean           sr_store_file_is_leftover      (const SrStore      *store,
                                                    const char         *name);
-void               sr_store_file_remove_leftovers (const SrStore      *store,
-                                                   int                 dir_fd,
-                                                   const char         *dir_path,
-                                                   guint64            *bytes,
-                                                   GPtrArray          *errors);
 
 G_END_DECLS

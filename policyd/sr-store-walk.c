@@ -182,12 +182,15 @@ stat_entry (int          dir_fd,
   return fstatat (dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* @hidden: the names that start with a dot (and only those), else the
+ * others. */
 static void
-foreach_entry (int         dir_fd,
-               const char *dir_path,
-               GPtrArray  *errors,
-               EntryFunc   func,
-               gpointer    user_data)
+foreach_entry_named (int         dir_fd,
+                     const char *dir_path,
+                     GPtrArray  *errors,
+                     gboolean    hidden,
+                     EntryFunc   func,
+                     gpointer    user_data)
 {
   g_auto(SrFd) fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
@@ -203,12 +206,22 @@ foreach_entry (int         dir_fd,
 
   while ((errno = 0, entry = readdir (dir)) != NULL)
     {
-      if (entry->d_name[0] != '.')
+      if ((entry->d_name[0] == '.') == hidden)
         func (dir_fd, dir_path, entry->d_name, user_data);
     }
   if (errno != 0)
     add_error (errors, "%s: %s", dir_path, g_strerror (errno));
   closedir (dir);
+}
+
+static void
+foreach_entry (int         dir_fd,
+               const char *dir_path,
+               GPtrArray  *errors,
+               EntryFunc   func,
+               gpointer    user_data)
+{
+  foreach_entry_named (dir_fd, dir_path, errors, FALSE, func, user_data);
 }
 
 /* -- What one pass over a store does with each file ---------------------- */
@@ -422,6 +435,7 @@ remove_session_entries (Pass       *pass,
       g_autoptr(GVariant) state = NULL;
       g_autoptr(GVariant) without = NULL;
       g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
       struct stat st;
       guint entries;
       guint64 bytes;
@@ -438,7 +452,7 @@ remove_session_entries (Pass       *pass,
       if (without == NULL)
         return;
 
-      switch (sr_store_file_replace (dir_fd, path, name, read_fd, &st, without, pass->errors))
+      switch (sr_store_file_replace (dir_fd, name, read_fd, &st, without, &error))
         {
         case SR_STORE_FILE_REPLACED:
           pass->report->entries += entries;
@@ -447,6 +461,7 @@ remove_session_entries (Pass       *pass,
             g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
           return;
         case SR_STORE_FILE_FAILED:
+          add_error (pass->errors, "%s: %s", path, error->message);
           return;
         case SR_STORE_FILE_CHANGED:
         default:
@@ -494,6 +509,30 @@ on_session_entry (int         dir_fd,
   pass->older_than = saved;
 }
 
+/* A temporary copy a kill during an earlier rewrite left (sr-store-file.c):
+ * nobody's, and never renamed in now. */
+static void
+on_leftover_entry (int         dir_fd,
+                   const char *dir_path,
+                   const char *name,
+                   gpointer    user_data)
+{
+  Pass *pass = user_data;
+  struct stat st;
+
+  if (!sr_store_file_is_leftover (pass->store, name) || !stat_entry (dir_fd, name, &st) ||
+      !S_ISREG (st.st_mode))
+    return;
+  if (unlinkat (dir_fd, name, 0) != 0)
+    {
+      if (errno != ENOENT)
+        add_error (pass->errors, "%s/%s: %s", dir_path, name, g_strerror (errno));
+      return;
+    }
+  g_message ("Removed %s/%s, left by an interrupted rewrite", dir_path, name);
+  pass->report->bytes += st.st_size;
+}
+
 /* -- One pass over a whole store ------------------------------------------- */
 
 static void
@@ -523,11 +562,9 @@ run_pass (Pass *pass)
   if (store->kind == SR_STORE_ENTRIES)
     {
       foreach_entry (root_fd, store->root, pass->errors, on_session_entry, pass);
-      /* What a kill during an earlier rewrite left is nobody's: any
-       * removal takes it. */
+      /* Any removal takes what a kill during an earlier rewrite left. */
       if (pass->report != NULL)
-        sr_store_file_remove_leftovers (store, root_fd, store->root, &pass->report->bytes,
-                                        pass->errors);
+        foreach_entry_named (root_fd, store->root, pass->errors, TRUE, on_leftover_entry, pass);
     }
   else if (store->app_subdir == NULL)
     foreach_entry (root_fd, store->root, pass->errors, on_file_entry, pass);
@@ -611,11 +648,16 @@ void
 sr_store_walk_remove_leftovers (const SrStore *store,
                                 SrStoreReport *report)
 {
+  Pass pass = {
+    .store = store,
+    .report = report,
+    .errors = report->errors,
+  };
   g_auto(SrFd) root_fd = -1;
 
   if (store->kind != SR_STORE_ENTRIES)
     return;
   root_fd = open_root (store, report->errors);
   if (root_fd >= 0)
-    sr_store_file_remove_leftovers (store, root_fd, store->root, &report->bytes, report->errors);
+    foreach_entry_named (root_fd, store->root, report->errors, TRUE, on_leftover_entry, &pass);
 }

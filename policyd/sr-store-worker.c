@@ -309,15 +309,26 @@ queue (SrStoreWorker           *self,
   g_thread_pool_push (self->worker, task, NULL);
 }
 
+/* A job with nothing to it but its kind. */
+static void
+queue_kind (SrStoreWorker       *self,
+            JobKind              kind,
+            gpointer             source_tag,
+            GAsyncReadyCallback  callback,
+            gpointer             user_data)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = kind;
+  queue (self, job, source_tag, callback, user_data);
+}
+
 void
 sr_store_worker_list_async (SrStoreWorker           *self,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
-  Job *job = g_new0 (Job, 1);
-
-  job->kind = JOB_LIST;
-  queue (self, job, sr_store_worker_list_async, callback, user_data);
+  queue_kind (self, JOB_LIST, sr_store_worker_list_async, callback, user_data);
 }
 
 void
@@ -358,10 +369,7 @@ sr_store_worker_tidy_async (SrStoreWorker       *self,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
-  Job *job = g_new0 (Job, 1);
-
-  job->kind = JOB_TIDY;
-  queue (self, job, sr_store_worker_tidy_async, callback, user_data);
+  queue_kind (self, JOB_TIDY, sr_store_worker_tidy_async, callback, user_data);
 }
 
 void
@@ -369,8 +377,5 @@ sr_store_worker_barrier_async (SrStoreWorker           *self,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
-  Job *job = g_new0 (Job, 1);
-
-  job->kind = JOB_BARRIER;
-  queue (self, job, sr_store_worker_barrier_async, callback, user_data);
+  queue_kind (self, JOB_BARRIER, sr_store_worker_barrier_async, callback, user_data);
 }
