@@ -22,6 +22,17 @@
 #include "sr-error.h"
 #include "sr-peer.h"
 
+/* A call waits longer than policyd waits for polkit (SR_POLKIT_WAIT_MS), so
+ * that the answer comes from policyd ("polkit did not answer") and not
+ * from a timeout of ours, after which polkit's late "yes" could still
+ * apply the change: policyd does not act on an answer later than its own
+ * wait, nor for a caller that left. Removing thousands of files adds
+ * seconds. With interaction (a terminal), as long as it takes: a person is
+ * at the authentication dialog, which policyd waits for up to
+ * SR_POLKIT_INTERACTIVE_WAIT_MS. */
+#define CALL_TIMEOUT_MS (SR_POLKIT_WAIT_MS + 40000)
+G_STATIC_ASSERT (CALL_TIMEOUT_MS > SR_POLKIT_WAIT_MS);
+
 /* D-Bus activation is tried when the service is not running, by hand
  * rather than by the proxy: the proxy swallows the bus's answer, and the
  * answer ("not provided by any .service files", "exited with status 1") is
@@ -54,9 +65,16 @@ new_proxy (SrCtl            *ctl,
            GDBusProxyFlags   flags,
            GError          **error)
 {
-  return sr_dbus_policy_proxy_new_sync (ctl->bus,
-                                        flags | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
-                                        SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
+  SrDBusPolicy *proxy =
+    sr_dbus_policy_proxy_new_sync (ctl->bus,
+                                   flags | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+                                   SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
+
+  /* For the generated calls too (a listing needs polkit). */
+  if (proxy != NULL)
+    g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (proxy),
+                                      ctl->interactive ? G_MAXINT : CALL_TIMEOUT_MS);
+  return proxy;
 }
 
 /* Verifies the proxy's owner, unless it is the one verified already;
@@ -140,17 +158,27 @@ sr_ctl_call (SrCtl               *ctl,
              GError             **error)
 {
   GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
-  int timeout = -1;
   g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) local_error = NULL;
 
   if (ctl->interactive)
-    {
-      flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
-      timeout = G_MAXINT;
-    }
+    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+  /* -1: the proxy's timeout (new_proxy()). */
   reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (ctl->proxy), method, parameters,
-                                  flags, timeout, NULL, error);
-  if (reply != NULL && reply_type != NULL && !g_variant_is_of_type (reply, reply_type))
+                                  flags, -1, NULL, &local_error);
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                   "The Session Restore service did not answer %s within %d s",
+                   method, CALL_TIMEOUT_MS / 1000);
+      return NULL;
+    }
+  if (reply == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (reply_type != NULL && !g_variant_is_of_type (reply, reply_type))
     {
       g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
                    "%s answered with type “%s”, not “%s”", method,

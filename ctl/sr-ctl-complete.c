@@ -71,7 +71,8 @@ sr_ctl_cmd_complete (SrCtl  *ctl,
 
           g_variant_iter_init (&iter, apps);
           while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, NULL))
-            print_app_id (app_id);
+            if (*app_id != '\0')
+              print_app_id (app_id);
         }
     }
   return SR_CTL_EXIT_OK;

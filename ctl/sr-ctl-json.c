@@ -121,10 +121,11 @@ void
 sr_json_key (SrJson     *json,
              const char *key)
 {
+  /* Quoted as a string is: a key may come from the disk (a store's
+   * name in "errors"). */
   begin_value (json);
-  g_string_append_c (json->out, '"');
-  g_string_append (json->out, key);
-  g_string_append_len (json->out, "\": ", 3);
+  append_quoted (json->out, key);
+  g_string_append_len (json->out, ": ", 2);
   json->after_key = TRUE;
 }
 

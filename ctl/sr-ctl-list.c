@@ -28,9 +28,40 @@ format_iso8601 (gint64  usec,
   return strftime (buffer, size, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
 }
 
+/* "errors": store name → what could not be read in it; {} when nothing. */
 static void
-write_json (GArray  *rows,
-            GString *out)
+write_json_errors (SrJson   *json,
+                   GVariant *errors)
+{
+  GVariantIter stores;
+  const char *store;
+  GVariant *messages;
+
+  sr_json_key (json, "errors");
+  sr_json_begin_object (json);
+  if (errors != NULL)
+    {
+      g_variant_iter_init (&stores, errors);
+      while (g_variant_iter_next (&stores, "{&s@as}", &store, &messages))
+        {
+          sr_json_key (json, store);
+          sr_json_begin_array (json);
+          for (gsize i = 0; i < g_variant_n_children (messages); i++)
+            {
+              g_autoptr(GVariant) message = g_variant_get_child_value (messages, i);
+              sr_json_string (json, g_variant_get_string (message, NULL));
+            }
+          sr_json_end_array (json);
+          g_variant_unref (messages);
+        }
+    }
+  sr_json_end_object (json);
+}
+
+static void
+write_json (GArray   *rows,
+            GVariant *errors,
+            GString  *out)
 {
   char iso[64];
   SrJson json;
@@ -112,6 +143,7 @@ write_json (GArray  *rows,
   sr_json_key (&json, "entries");
   sr_json_uint (&json, total_entries);
   sr_json_end_object (&json);
+  write_json_errors (&json, errors);
   sr_json_end_object (&json);
 }
 
@@ -203,6 +235,7 @@ sr_ctl_cmd_list (SrCtl  *ctl,
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) apps = NULL;
   g_autoptr(GArray) rows = NULL;
+  g_autoptr(GVariant) errors = NULL;
   g_autoptr(GString) out = NULL;
   int status;
 
@@ -224,20 +257,30 @@ sr_ctl_cmd_list (SrCtl  *ctl,
   {
     g_autoptr(GVariant) list = g_variant_get_child_value (apps, 0);
     rows = sr_ctl_stored_apps (ctl, list, argc > 1 ? argv + 1 : NULL);
+    errors = sr_ctl_stored_errors (list);
     /* A listing of a thousand apps makes some 400 KB of JSON. */
     out = g_string_sized_new (256 + rows->len * 384);
     if (json)
-      write_json (rows, out);
+      write_json (rows, errors, out);
     else
       write_table (ctl, rows, out);
     sr_ctl_print (out);
     /* The rows borrow from the reply: free them first. */
     g_clear_pointer (&rows, g_array_unref);
   }
+  /* A listing that could not read everything is printed, and the exit
+   * status says it is not whole, as for a clear that left files. */
+  if (errors != NULL)
+    {
+      sr_ctl_stored_print_errors (errors);
+      status = SR_CTL_EXIT_FAILED;
+    }
+  else
+    status = SR_CTL_EXIT_OK;
   /* Left for the exit to reclaim: the process ends here, and releasing
    * the reply's tens of thousands of values one by one costs as much as
    * GDBus spent building them (half of the tool's own time on a listing
    * of a thousand apps). Kept reachable, so leak checkers see no leak. */
   kept_until_exit = g_steal_pointer (&apps);
-  return SR_CTL_EXIT_OK;
+  return status;
 }

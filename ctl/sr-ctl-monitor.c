@@ -14,6 +14,10 @@
  * first: if it is not to be trusted, nothing it says is printed, and the
  * monitor ends with exit status 6.
  *
+ * A setting is printed when its value differs from the last one printed
+ * (or read at the start): a service that comes back announces all its
+ * properties, and only those that changed meanwhile are news.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "session-restore-ctl"
@@ -33,6 +37,7 @@ typedef struct {
   SrCtl *ctl;          /* (unowned) */
   GMainLoop *loop;     /* (owned) */
   GStrv locked;        /* (owned): the locks last seen, to print what changed */
+  GHashTable *values;  /* (owned) property name → GVariant: the values last seen */
   int status;          /* the exit status, once the loop ends */
 } Monitor;
 
@@ -90,6 +95,35 @@ update_locks (Monitor  *monitor,
   monitor->locked = g_variant_dup_strv (value, NULL);
 }
 
+/* Whether @value is what @property was last seen as; remembers it. */
+static gboolean
+is_known (Monitor    *monitor,
+          const char *property,
+          GVariant   *value)
+{
+  GVariant *last = g_hash_table_lookup (monitor->values, property);
+
+  if (last != NULL && g_variant_equal (last, value))
+    return TRUE;
+  g_hash_table_replace (monitor->values, g_strdup (property), g_variant_ref (value));
+  return FALSE;
+}
+
+static void
+remember_values (Monitor    *monitor,
+                 GDBusProxy *proxy)
+{
+  g_auto(GStrv) names = g_dbus_proxy_get_cached_property_names (proxy);
+
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    {
+      g_autoptr(GVariant) value = g_dbus_proxy_get_cached_property (proxy, names[i]);
+
+      if (value != NULL)
+        is_known (monitor, names[i], value);
+    }
+}
+
 static void
 on_proxy_properties_changed_cb (GDBusProxy         *proxy,
                                 GVariant           *changed,
@@ -113,7 +147,7 @@ on_proxy_properties_changed_cb (GDBusProxy         *proxy,
       if (g_str_equal (property, "LockedSettings") &&
           g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
         update_locks (monitor, value);
-      else if (key != NULL)
+      else if (key != NULL && !is_known (monitor, property, value))
         {
           g_autofree char *text = g_variant_print (value, FALSE);
           emit ("%s: %s", key->key, text);
@@ -178,7 +212,7 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
 {
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
   g_autoptr(GError) error = NULL;
-  Monitor monitor = { ctl, NULL, NULL, SR_CTL_EXIT_OK };
+  Monitor monitor = { ctl, NULL, NULL, NULL, SR_CTL_EXIT_OK };
   guint sigint, sigterm;
   int status;
 
@@ -195,6 +229,9 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
 
   monitor.loop = g_main_loop_new (NULL, FALSE);
   monitor.locked = g_strdupv ((char **) sr_dbus_policy_get_locked_settings (ctl->proxy));
+  monitor.values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify) g_variant_unref);
+  remember_values (&monitor, G_DBUS_PROXY (ctl->proxy));
   g_signal_connect (ctl->proxy, "g-properties-changed",
                     G_CALLBACK (on_proxy_properties_changed_cb), &monitor);
   g_signal_connect (ctl->proxy, "stored-state-cleared",
@@ -215,5 +252,6 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
   g_signal_handlers_disconnect_by_data (ctl->proxy, &monitor);
   g_main_loop_unref (monitor.loop);
   g_strfreev (monitor.locked);
+  g_hash_table_unref (monitor.values);
   return monitor.status;
 }

@@ -16,6 +16,7 @@
 #include "sr-ctl.h"
 #include "sr-ctl-keys.h"
 #include "sr-ctl-output.h"
+#include "sr-ctl-stored.h"
 #include "sr-error.h"
 
 static gboolean
@@ -117,10 +118,12 @@ append_stored_line (SrCtl   *ctl,
   g_autoptr(GVariant) apps = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *size = NULL;
+  g_autoptr(GVariant) unread = NULL;
   GVariantIter iter;
   GVariant *info;
+  const char *app_id;
   guint64 total = 0;
-  gsize n;
+  gsize n = 0;
 
   if (!sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, &error))
     {
@@ -131,17 +134,21 @@ append_stored_line (SrCtl   *ctl,
       g_string_append_printf (out, "Saved sessions:   not shown (%s)\n", message);
       return;
     }
-  n = g_variant_iter_init (&iter, apps);
-  while (g_variant_iter_next (&iter, "(&s@a{sv})", NULL, &info))
+  g_variant_iter_init (&iter, apps);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
     {
       guint64 bytes = 0;
       g_variant_lookup (info, "bytes", "t", &bytes);
       total += bytes;
+      /* The row of the stores that could not be read is no app. */
+      n += *app_id != '\0' ? 1 : 0;
       g_variant_unref (info);
     }
+  unread = sr_ctl_stored_errors (apps);
   size = g_format_size (total);
-  g_string_append_printf (out, "Saved sessions:   %" G_GSIZE_FORMAT " %s, %s\n",
-                          n, n == 1 ? "app" : "apps", size);
+  g_string_append_printf (out, "Saved sessions:   %" G_GSIZE_FORMAT " %s, %s%s\n",
+                          n, n == 1 ? "app" : "apps", size,
+                          unread != NULL ? " (some could not be read: see “list”)" : "");
 }
 
 int

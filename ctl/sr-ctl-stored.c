@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "sr-ctl-output.h"
 #include "sr-ctl-stored.h"
 
 static void
@@ -84,6 +85,9 @@ sr_ctl_stored_apps (SrCtl     *ctl,
       g_autoptr(GVariant) id = g_variant_get_child_value (app, 0);
       const char *app_id = g_variant_get_string (id, NULL);
 
+      /* The row of the stores that could not be read: sr_ctl_stored_errors(). */
+      if (*app_id == '\0')
+        continue;
       if (wanted == NULL || g_strv_contains ((const char *const *) wanted, app_id))
         {
           g_autoptr(GVariant) info = g_variant_get_child_value (app, 1);
@@ -111,4 +115,50 @@ sr_ctl_stored_apps (SrCtl     *ctl,
       row->admin_excluded = admin != NULL && g_strv_contains (admin, row->app_id);
     }
   return rows;
+}
+
+/* What the listing @apps could not read: its row with the app id "", whose
+ * "errors" is an a{sas}, store name → messages. NULL when it read all. */
+GVariant *
+sr_ctl_stored_errors (GVariant *apps)
+{
+  gsize n_apps = g_variant_n_children (apps);
+  g_autoptr(GVariant) last = n_apps > 0 ? g_variant_get_child_value (apps, n_apps - 1) : NULL;
+  g_autoptr(GVariant) id = last != NULL ? g_variant_get_child_value (last, 0) : NULL;
+  g_autoptr(GVariant) info = NULL;
+  g_autoptr(GVariant) errors = NULL;
+
+  /* The service puts it last. */
+  if (id == NULL || *g_variant_get_string (id, NULL) != '\0')
+    return NULL;
+  info = g_variant_get_child_value (last, 1);
+  errors = g_variant_lookup_value (info, "errors", G_VARIANT_TYPE ("a{sas}"));
+  return errors != NULL && g_variant_n_children (errors) > 0 ? g_steal_pointer (&errors) : NULL;
+}
+
+/* Prints what @errors (from sr_ctl_stored_errors()) names, one line each,
+ * on standard error. */
+void
+sr_ctl_stored_print_errors (GVariant *errors)
+{
+  GVariantIter stores;
+  const char *store;
+  GVariant *messages;
+
+  g_variant_iter_init (&stores, errors);
+  while (g_variant_iter_next (&stores, "{&s@as}", &store, &messages))
+    {
+      g_autofree const char **lines = g_variant_get_strv (messages, NULL);
+
+      g_autofree char *store_shown = sr_ctl_escape (store);
+
+      /* Store names and file names come from the disk: escaped. */
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          g_autofree char *shown = sr_ctl_escape (lines[i]);
+
+          g_printerr ("session-restore-ctl: not listed (store %s): %s\n", store_shown, shown);
+        }
+      g_variant_unref (messages);
+    }
 }

@@ -27,8 +27,10 @@ typedef struct {
   gboolean admin_excluded;
 } SrCtlStoredApp;
 
-GArray *sr_ctl_stored_apps (SrCtl     *ctl,
-                            GVariant  *apps,
-                            char     **wanted);
+GArray   *sr_ctl_stored_apps         (SrCtl     *ctl,
+                                      GVariant  *apps,
+                                      char     **wanted);
+GVariant *sr_ctl_stored_errors       (GVariant  *apps);
+void      sr_ctl_stored_print_errors (GVariant  *errors);
 
 G_END_DECLS

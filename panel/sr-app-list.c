@@ -32,6 +32,7 @@ struct _SrAppList {
   gboolean first_taken;       /* it came in before the connection did */
   GVariant *pending;          /* (owned) (nullable) a listing that came first */
   GError *error;              /* (owned) (nullable) why the last listing failed */
+  gboolean incomplete;        /* the last listing could not read every store */
   guint n_saved;
   guint64 bytes;
 };
@@ -168,10 +169,22 @@ apply_listing (SrAppList *self,
 
   self->n_saved = 0;
   self->bytes = 0;
+  self->incomplete = FALSE;
   g_variant_get (reply, "(a(sa{sv}))", &iter);
   while (g_variant_iter_loop (iter, "(&s@a{sv})", &app_id, &info))
     {
-      SrAppItem *item = ensure_item (self, app_id, added);
+      SrAppItem *item;
+
+      /* Not an app: the stores policyd could not read, with its reasons,
+       * which are for the log; the page only says that some are missing. */
+      if (*app_id == '\0')
+        {
+          g_autofree char *errors = g_variant_print (info, FALSE);
+          g_message ("Some saved sessions could not be read: %s", errors);
+          self->incomplete = TRUE;
+          continue;
+        }
+      item = ensure_item (self, app_id, added);
 
       sr_app_item_set_usage (item, info);
       g_hash_table_add (seen, (gpointer) sr_app_item_get_app_id (item));
@@ -408,7 +421,8 @@ sr_app_list_class_init (SrAppListClass *klass)
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  /* A listing came in, or failed (sr_app_list_get_error ()). */
+  /* A listing came in, or failed (sr_app_list_get_error ()), or came in
+   * without what some stores hold (sr_app_list_get_incomplete ()). */
   signals[SIGNAL_LISTED] =
     g_signal_new ("listed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
@@ -458,6 +472,7 @@ sr_app_list_dup_name (SrAppList  *self,
 }
 
 gboolean sr_app_list_get_ready (SrAppList *self) { return self->apps_read && self->listed; }
+gboolean sr_app_list_get_incomplete (SrAppList *self) { return self->incomplete; }
 const GError *sr_app_list_get_error (SrAppList *self) { return self->error; }
 guint sr_app_list_get_n_saved (SrAppList *self) { return self->n_saved; }
 guint64 sr_app_list_get_bytes (SrAppList *self) { return self->bytes; }

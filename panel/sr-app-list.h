@@ -17,6 +17,7 @@ SrAppItem    *sr_app_list_lookup         (SrAppList           *self,
                                           const char          *app_id);
 gboolean      sr_app_list_get_ready      (SrAppList           *self);
 const GError *sr_app_list_get_error      (SrAppList           *self);
+gboolean      sr_app_list_get_incomplete (SrAppList           *self);
 guint         sr_app_list_get_n_saved    (SrAppList           *self);
 guint64       sr_app_list_get_bytes      (SrAppList           *self);
 void          sr_app_list_reload         (SrAppList           *self);

@@ -33,6 +33,7 @@ struct _SrAppsPage {
   GtkSorter *sorter;
   GtkSortListModel *sorted;
   AdwStatusPage *failed_page;
+  GtkWidget *incomplete_notice;
 };
 
 G_DEFINE_FINAL_TYPE (SrAppsPage, sr_apps_page, GTK_TYPE_BOX)
@@ -43,6 +44,9 @@ update_page (SrAppsPage *self)
   SrDBusPolicy *policy = self->client != NULL ? sr_client_get_policy (self->client) : NULL;
   const GError *error = self->apps != NULL ? sr_app_list_get_error (self->apps) : NULL;
 
+  gtk_widget_set_visible (self->incomplete_notice,
+                          self->apps != NULL && sr_app_list_get_incomplete (self->apps) &&
+                          error == NULL && (policy == NULL || sr_dbus_policy_get_enabled (policy)));
   if (policy != NULL && !sr_dbus_policy_get_enabled (policy))
     sr_stack_show_only (self->stack, "off");
   else if (error != NULL)
@@ -352,6 +356,7 @@ sr_apps_page_class_init (SrAppsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, sorter);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, sorted);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, failed_page);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, incomplete_notice);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_filtered_items_changed_cb);

@@ -145,7 +145,9 @@ on_call_done_cb (GObject      *source,
     g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
 }
 
-/* Calls are interactive: polkit may ask the user to authenticate. */
+/* Calls are interactive: polkit may ask the user to authenticate, and a
+ * call waits as long as that takes. policyd gives up on polkit first
+ * (SR_POLKIT_INTERACTIVE_WAIT_MS), so the answer is always policyd's. */
 void
 sr_client_call (SrClient            *self,
                 const char          *method,

@@ -53,18 +53,29 @@ sr_format_session_size (int     windows,
   return g_strdup_printf (ngettext ("%d window, %s", "%d windows, %s", windows), windows, size);
 }
 
-/* "6 apps · 340 kB", or "Nothing saved". */
+/* "6 apps · 340 kB", or "Nothing saved"; @incomplete: some saved
+ * sessions could not be read, so there may be more. */
 char *
-sr_format_totals (guint   n_apps,
-                  guint64 bytes)
+sr_format_totals (guint    n_apps,
+                  guint64  bytes,
+                  gboolean incomplete)
 {
   g_autofree char *size = NULL;
+  g_autofree char *totals = NULL;
 
   if (n_apps == 0)
-    return g_strdup (_("Nothing saved"));
-  size = g_format_size (bytes);
-  /* Translators: how many apps have saved sessions, then their size */
-  return g_strdup_printf (ngettext ("%u app · %s", "%u apps · %s", n_apps), n_apps, size);
+    totals = g_strdup (_("Nothing saved"));
+  else
+    {
+      size = g_format_size (bytes);
+      /* Translators: how many apps have saved sessions, then their size */
+      totals = g_strdup_printf (ngettext ("%u app · %s", "%u apps · %s", n_apps), n_apps, size);
+    }
+  if (!incomplete)
+    return g_steal_pointer (&totals);
+  /* Translators: after the totals ("6 apps · 340 kB", or "Nothing saved")
+   * when some saved sessions could not be read */
+  return g_strdup_printf (_("%s · Some could not be read"), totals);
 }
 
 /* A toast's text after clearing: short, and the same count the dialog

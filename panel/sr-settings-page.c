@@ -93,17 +93,21 @@ sync_totals (SrSettingsPage *self)
   gboolean enabled = sr_client_get_connected (self->client) &&
                      sr_dbus_policy_get_enabled (sr_client_get_policy (self->client));
 
+  gboolean unknown = sr_app_list_get_error (self->apps) != NULL ||
+                     sr_app_list_get_incomplete (self->apps);
+
   if (sr_app_list_get_error (self->apps) != NULL)
     totals = g_strdup (_("Could not read saved sessions"));
   else
     totals = sr_format_totals (sr_app_list_get_n_saved (self->apps),
-                               sr_app_list_get_bytes (self->apps));
+                               sr_app_list_get_bytes (self->apps),
+                               sr_app_list_get_incomplete (self->apps));
   adw_preferences_group_set_description (self->saved_group, totals);
-  /* Nothing to clear: nothing to press. A failed listing does not know. */
+  /* Nothing to clear: nothing to press. A listing that failed, or could
+   * not read everything, does not know. */
   sr_lock_icon_apply (self->clear_lock, self->clear_button,
                       sr_client_is_refused (self->client, SR_ACTION_CLEAR),
-                      enabled && (sr_app_list_get_n_saved (self->apps) > 0 ||
-                                  sr_app_list_get_error (self->apps) != NULL));
+                      enabled && (sr_app_list_get_n_saved (self->apps) > 0 || unknown));
 }
 
 /* "Ask every time" is a promise: say what will happen. */

@@ -67,6 +67,7 @@ struct _SrCrashGuard {
 
   /* Main thread only. */
   gboolean dirty;      /* changed since the last write */
+  gboolean write_failed; /* the last write failed: the next change writes at once */
   gint64 last_write;   /* monotonic µs of the last write, 0 for none */
   GSource *write_source; /* (owned) (nullable) the scheduled write */
 };
@@ -342,7 +343,10 @@ write_now (SrCrashGuard  *self,
   self->dirty = FALSE;
   self->last_write = g_get_monotonic_time ();
   /* Only the main thread writes, so writes land in order. */
-  return sr_state_file_save (self->path, state, error);
+  self->write_failed = !sr_state_file_save (self->path, state, error);
+  /* Still to be written: the next change, or the exit, tries again. */
+  self->dirty = self->write_failed;
+  return !self->write_failed;
 }
 
 static gboolean
@@ -358,7 +362,9 @@ on_write_due_cb (gpointer user_data)
 }
 
 /* On the main thread, after a change: writes now if the last write was
- * over WRITE_INTERVAL_MS ago, else once that interval is over. */
+ * over WRITE_INTERVAL_MS ago, else once that interval is over. After a
+ * write that failed (a full disk, a read-only one), every change writes
+ * at once: its caller hears whether it was saved. */
 static gboolean
 changed (SrCrashGuard  *self,
          GError       **error)
@@ -366,7 +372,7 @@ changed (SrCrashGuard  *self,
   gint64 since_write = g_get_monotonic_time () - self->last_write;
 
   self->dirty = TRUE;
-  if (self->last_write == 0 || since_write >= WRITE_INTERVAL_MS * 1000)
+  if (self->last_write == 0 || self->write_failed || since_write >= WRITE_INTERVAL_MS * 1000)
     return write_now (self, error);
   if (self->write_source == NULL)
     {

@@ -182,14 +182,20 @@ run_note_exit (gpointer               owner,
 
   g_variant_get (params, "(&sb)", &app_id, &voluntary);
 
-  /* The guard has counted the exit in memory either way; a disk that will
-   * not take the counters is the administrator's problem, not the
-   * consumer's, so the call still succeeds. */
+  /* The guard has counted the exit in memory either way, and the rules
+   * use it; but counters that did not reach the disk are lost at the next
+   * start, and a caller told "done" would not know: it is an error. */
+  note_consumer (self, caller, now);
   if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, now,
                                  policy->crash_loop_threshold, policy->crash_loop_window, &error))
-    g_warning ("Could not save crash counters: %s", error->message);
-
-  note_consumer (self, caller, now);
+    {
+      g_warning ("Could not save crash counters: %s", error->message);
+      g_dbus_method_invocation_return_error (invocation, SR_ERROR, SR_ERROR_FAILED,
+                                             "The exit was counted, but the crash counters "
+                                             "could not be saved, so it will be forgotten "
+                                             "when the service restarts: %s", error->message);
+      return;
+    }
   g_dbus_method_invocation_return_value (invocation, NULL);
 }
 

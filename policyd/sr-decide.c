@@ -277,6 +277,14 @@ sr_decide_annotate_listing (const SrDecisionContext *ctx,
       gint64 last_saved = 0;
       const char *state = "valid";
 
+      /* The row of the stores that could not be read is no app's. */
+      if (*app_id == '\0')
+        {
+          g_variant_builder_add (&builder, "(s@a{sv})", app_id, info);
+          g_variant_unref (info);
+          continue;
+        }
+
       g_variant_dict_init (&dict, info);
       g_variant_unref (info);
 

@@ -10,7 +10,11 @@
  *   3. the method's own check: its arguments, and the administrator's
  *      locks (InvalidArgs, Locked);
  *   4. polkit, for the methods that name an action (NotAllowed, or
- *      Unavailable when polkit cannot be reached);
+ *      Unavailable when polkit cannot be reached or does not answer within
+ *      SR_POLKIT_WAIT_MS of the call, SR_POLKIT_INTERACTIVE_WAIT_MS when
+ *      the call allows interaction);
+ *   5. after polkit, whether the caller is still there (Unavailable when it
+ *      left the bus): a change it gave up waiting for is not made;
  *
  * and then the method runs. The sandbox rule comes before the arguments
  * and the locks so that a sandboxed caller learns nothing from them: asked
@@ -29,6 +33,7 @@
 
 #include "config.h"
 
+#include "sr-bus.h"
 #include "sr-error.h"
 #include "sr-gate.h"
 
@@ -49,6 +54,7 @@ typedef struct {
   const SrMethod *method;              /* (unowned): static */
   GDBusMethodInvocation *invocation;   /* (owned) */
   SrCaller *caller;                    /* (owned) (nullable): once known */
+  gint64 arrived;                      /* monotonic µs */
 } PendingCall;
 
 static void
@@ -72,6 +78,7 @@ pending_call_new (SrGate                *self,
   call->gate = g_object_ref (self);
   call->method = method;
   call->invocation = g_object_ref (invocation);
+  call->arrived = g_get_monotonic_time ();
   return call;
 }
 
@@ -95,25 +102,60 @@ run (SrGate                *self,
 }
 
 static void
+on_caller_still_there_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  g_autoptr(PendingCall) call = user_data;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
+                                                             result, NULL);
+  gboolean there = FALSE;
+
+  if (reply != NULL)
+    g_variant_get (reply, "(b)", &there);
+  if (there)
+    run (call->gate, call->method, call->caller, call->invocation);
+  else
+    {
+      g_autoptr(GError) error =
+        g_error_new (SR_ERROR, SR_ERROR_UNAVAILABLE,
+                     "The caller left before polkit answered; nothing was changed");
+      refuse (call->method, call->invocation, error);
+    }
+}
+
+/* polkit may take a while (a person at the authentication dialog, a busy
+ * polkitd): a caller that gave up meanwhile and left must not find the
+ * change made after all. The bus, asked now, knows whether it is there. */
+static void
 on_authorized_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
   g_autoptr(PendingCall) call = user_data;
   g_autoptr(GError) error = NULL;
+  GDBusMethodInvocation *invocation = call->invocation;
 
   if (!sr_polkit_check_finish (SR_POLKIT (source), result, &error))
-    refuse (call->method, call->invocation, error);
-  else
-    run (call->gate, call->method, call->caller, call->invocation);
+    {
+      refuse (call->method, call->invocation, error);
+      return;
+    }
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+                          "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                          "NameHasOwner",
+                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
+                          G_VARIANT_TYPE ("(b)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                          on_caller_still_there_cb, g_steal_pointer (&call));
 }
 
-/* Steps 2 to 4, once the caller is known. */
+/* Steps 2 to 5, once the caller is known. @arrived: monotonic µs. */
 static void
 gate_with_caller (SrGate                *self,
                   const SrMethod        *method,
                   SrCaller              *caller,
-                  GDBusMethodInvocation *invocation)
+                  GDBusMethodInvocation *invocation,
+                  gint64                 arrived)
 {
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
   g_autoptr(GError) error = NULL;
@@ -157,7 +199,10 @@ gate_with_caller (SrGate                *self,
                  G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
   call = pending_call_new (self, method, invocation);
   call->caller = sr_caller_ref (caller);
+  call->arrived = arrived;
   sr_polkit_check_async (self->polkit, caller, method->polkit_action, interactive,
+                         arrived + (interactive ? SR_POLKIT_INTERACTIVE_WAIT_MS : SR_POLKIT_WAIT_MS) *
+                                   (gint64) 1000,
                          on_authorized_cb, call);
 }
 
@@ -174,7 +219,7 @@ on_caller_identified_cb (GObject      *source,
   if (caller == NULL)
     refuse (call->method, call->invocation, error);
   else
-    gate_with_caller (call->gate, call->method, caller, call->invocation);
+    gate_with_caller (call->gate, call->method, caller, call->invocation, call->arrived);
 }
 
 void
@@ -196,7 +241,7 @@ sr_gate_call (SrGate                *self,
 
   caller = sr_caller_cache_dup (self->callers, sender);
   if (caller != NULL)
-    gate_with_caller (self, method, caller, invocation);
+    gate_with_caller (self, method, caller, invocation, g_get_monotonic_time ());
   else
     sr_caller_cache_lookup_async (self->callers, sender, on_caller_identified_cb,
                                   pending_call_new (self, method, invocation));

@@ -9,7 +9,8 @@
  * the session manager asks about every app it restores): it runs once a
  * second has gone by without a call, or at the latest 30 s on (or
  * $SR_STARTUP_PURGE_LATEST seconds, for tests), so that the first answers
- * do not share the machine with a search of the stores.
+ * do not share the machine with a search of the stores. It also removes
+ * what a kill during a rewrite of a store's file left (sr-store-file.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -103,6 +104,7 @@ run_first_purges (gpointer user_data)
   self->first_id = 0;
   if (self->at_first_purge != NULL)
     self->at_first_purge (self->at_first_purge_data);
+  sr_store_worker_tidy_async (self->worker, NULL, NULL);
   run_purges (self);
   return G_SOURCE_REMOVE;
 }

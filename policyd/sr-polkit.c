@@ -12,8 +12,8 @@
  * start-up time for one method call that most sessions never make.
  *
  * Every failure to get an answer is a refusal: Unavailable when polkitd
- * cannot be reached (a fault, which the panel words differently), and
- * NotAllowed when it said no.
+ * cannot be reached or does not answer by the caller's deadline (a fault,
+ * which the panel words differently), and NotAllowed when it said no.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -29,10 +29,6 @@
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
 #define POLKIT_ALLOW_USER_INTERACTION 1u
 
-/* Without interaction polkitd answers at once; with it, the user may take
- * their time in the authentication dialog. */
-#define CHECK_TIMEOUT_MS 30000
-
 struct _SrPolkit {
   GObject parent_instance;
 
@@ -45,6 +41,7 @@ typedef struct {
   GVariant *subject;            /* (owned) */
   char *action_id;              /* (owned) */
   gboolean interactive;
+  gint64 deadline;              /* monotonic µs: no answer after it counts */
 } CheckData;
 
 static void
@@ -103,9 +100,24 @@ on_check_ready_cb (GObject      *source,
                      SR_ERROR_NOT_ALLOWED : SR_ERROR_UNAVAILABLE;
 
       g_dbus_error_strip_remote_error (error);
-      g_task_return_new_error (task, SR_ERROR, code,
-                               "Could not ask polkit about %s: %s",
-                               data->action_id, error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+        g_task_return_new_error (task, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                                 "polkit did not answer in time about %s; nothing was changed",
+                                 data->action_id);
+      else
+        g_task_return_new_error (task, SR_ERROR, code,
+                                 "Could not ask polkit about %s: %s",
+                                 data->action_id, error->message);
+      return;
+    }
+
+  /* GDBus's timeout is the bound, but this callback may run late on a
+   * busy main loop: an answer seen after the deadline is not acted on. */
+  if (g_get_monotonic_time () > data->deadline)
+    {
+      g_task_return_new_error (task, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                               "polkit answered too late about %s; nothing was changed",
+                               data->action_id);
       return;
     }
 
@@ -147,7 +159,8 @@ start_check (SrPolkit *self,
                                          ""),
                           G_VARIANT_TYPE ("((bba{ss}))"),
                           G_DBUS_CALL_FLAGS_NONE,
-                          data->interactive ? G_MAXINT : CHECK_TIMEOUT_MS,
+                          (int) CLAMP ((data->deadline - g_get_monotonic_time ()) / 1000,
+                                       1, G_MAXINT),
                           NULL, on_check_ready_cb, task);
 }
 
@@ -175,11 +188,14 @@ on_system_bus_ready_cb (GObject      *source,
   start_check (self, g_steal_pointer (&task));
 }
 
+/* @deadline: monotonic µs; an answer that is not in by then is
+ * Unavailable. */
 void
 sr_polkit_check_async (SrPolkit         *self,
                           const SrCaller      *caller,
                           const char          *action_id,
                           gboolean             interactive,
+                          gint64               deadline,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
@@ -196,6 +212,7 @@ sr_polkit_check_async (SrPolkit         *self,
                                                      g_variant_builder_end (&details)));
   data->action_id = g_strdup (action_id);
   data->interactive = interactive;
+  data->deadline = deadline;
   g_task_set_task_data (task, data, (GDestroyNotify) check_data_free);
   g_task_set_source_tag (task, sr_polkit_check_async);
   g_object_set_data (G_OBJECT (task), "sr-polkit", self);

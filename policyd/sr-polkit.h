@@ -18,6 +18,7 @@ void         sr_polkit_check_async  (SrPolkit          *self,
                                         const SrCaller       *caller,
                                         const char           *action_id,
                                         gboolean              interactive,
+                                        gint64                deadline,
                                         GAsyncReadyCallback   callback,
                                         gpointer              user_data);
 gboolean     sr_polkit_check_finish (SrPolkit          *self,

@@ -9,7 +9,9 @@
  * store's pattern are touched, a user's store's only when they read as GTK
  * state, and never anything in policyd's own state directory. A file that
  * cannot be read or does not parse is reported and skipped; nothing here
- * gives up on a whole store for one bad file.
+ * gives up on a whole store for one bad file. A file of per-app entries
+ * loses an app by a rewrite (sr-store-file.c) that starts over when its
+ * owner saves it meanwhile.
  *
  * Listing looks into GTK state files to count their windows. Reading and
  * checking one costs several times what listing it does, so a listing
@@ -42,6 +44,7 @@
 #include "sr-format-gtk.h"
 #include "sr-state-file.h"
 #include "sr-store-confine.h"
+#include "sr-store-file.h"
 #include "sr-store-walk.h"
 
 #define LIST_GTK_MAX_SIZE (64 * 1024)
@@ -49,6 +52,11 @@
 #define LIST_GTK_APP_BYTES (1024 * 1024)
 #define LIST_GTK_FILES 1000
 #define LIST_GTK_BYTES (4 * 1024 * 1024)
+/* How often a session file is read again when its owner saved it while
+ * it was being rewritten, and the pause before each new try (times the
+ * tries so far): a few hundredths of a second in all. */
+#define REWRITE_ATTEMPTS 10
+#define REWRITE_BACKOFF_USEC 1000
 
 /* What add_usage() is told about an entry's windows. */
 #define WINDOWS_NOT_COUNTED -1   /* a GTK state file that was not looked into */
@@ -145,11 +153,13 @@ open_relative (int         dir_fd,
   for (guint i = 0; fd >= 0 && parts[i] != NULL; i++)
     {
       int next;
+      char *shown_next;
 
       if (*parts[i] == '\0')
         continue;
+      shown_next = g_build_filename (shown != NULL ? shown : shown_base, parts[i], NULL);
       g_free (shown);
-      shown = g_build_filename (shown_base, parts[i], NULL);
+      shown = shown_next;
       next = open_dir_at (fd, parts[i], shown, errors);
       sr_fd_close (fd);
       fd = next;
@@ -192,12 +202,15 @@ stat_entry (int          dir_fd,
   return fstatat (dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* @hidden: the names that start with a dot (and only those), else the
+ * others. */
 static void
-foreach_entry (int         dir_fd,
-               const char *dir_path,
-               GPtrArray  *errors,
-               EntryFunc   func,
-               gpointer    user_data)
+foreach_entry_named (int         dir_fd,
+                     const char *dir_path,
+                     GPtrArray  *errors,
+                     gboolean    hidden,
+                     EntryFunc   func,
+                     gpointer    user_data)
 {
   g_auto(SrFd) fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
@@ -213,7 +226,7 @@ foreach_entry (int         dir_fd,
 
   while ((errno = 0, entry = readdir (dir)) != NULL)
     {
-      if (entry->d_name[0] != '.')
+      if ((entry->d_name[0] == '.') == hidden)
         func (dir_fd, dir_path, entry->d_name, user_data);
     }
   if (errno != 0)
@@ -221,45 +234,14 @@ foreach_entry (int         dir_fd,
   closedir (dir);
 }
 
-/* Reads the regular file @name below @dir_fd, of at most @max_size bytes.
- * Never follows a link, and never waits on a FIFO put there meanwhile. */
-static GBytes *
-read_file_at (int           dir_fd,
-              const char   *name,
-              gsize         max_size,
-              struct stat  *st,
-              GError      **error)
+static void
+foreach_entry (int         dir_fd,
+               const char *dir_path,
+               GPtrArray  *errors,
+               EntryFunc   func,
+               gpointer    user_data)
 {
-  g_autofree char *data = NULL;
-  gsize done = 0;
-  g_auto(SrFd) fd = -1;
-
-  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return NULL;
-    }
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || (guint64) st->st_size > max_size)
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                           "not a readable state file");
-      return NULL;
-    }
-
-  data = g_malloc (st->st_size + 1);
-  while (done < (gsize) st->st_size)
-    {
-      gssize n = read (fd, data + done, st->st_size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += n;
-    }
-  return g_bytes_new_take (g_steal_pointer (&data), done);
+  foreach_entry_named (dir_fd, dir_path, errors, FALSE, func, user_data);
 }
 
 /* -- What one pass over a store does with each file ---------------------- */
@@ -387,7 +369,7 @@ count_windows (Pass              *pass,
       usage->gtk_bytes_read + st->st_size > LIST_GTK_APP_BYTES)
     return WINDOWS_NOT_COUNTED;
 
-  bytes = read_file_at (dir_fd, name, LIST_GTK_MAX_SIZE, &now, &error);
+  bytes = sr_store_file_read (dir_fd, name, LIST_GTK_MAX_SIZE, &now, NULL, &error);
   if (bytes == NULL)
     {
       /* Gone since it was listed is no news. */
@@ -427,7 +409,7 @@ reads_as_store_format (Pass       *pass,
   if (pass->store->origin != SR_STORE_ORIGIN_USER)
     return TRUE;
 
-  bytes = read_file_at (dir_fd, name, SR_FORMAT_GTK_MAX_SIZE, &was_read, &error);
+  bytes = sr_store_file_read (dir_fd, name, SR_FORMAT_GTK_MAX_SIZE, &was_read, NULL, &error);
   if (bytes == NULL)
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
@@ -488,18 +470,20 @@ on_file_entry (int         dir_fd,
 
 /* -- gnome-session files --------------------------------------------------- */
 
+/* @out_fd: (out) (optional): the file read, still open. */
 static GVariant *
 read_session_file (int                dir_fd,
                    const char        *path,
                    const char        *name,
                    struct stat       *st,
+                   int               *out_fd,
                    GPtrArray         *errors)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
   GVariant *state;
 
-  bytes = read_file_at (dir_fd, name, SR_FORMAT_GNOME_SESSION_MAX_SIZE, st, &error);
+  bytes = sr_store_file_read (dir_fd, name, SR_FORMAT_GNOME_SESSION_MAX_SIZE, st, out_fd, &error);
   if (bytes == NULL)
     {
       add_error (errors, "%s: %s", path, error->message);
@@ -513,74 +497,6 @@ read_session_file (int                dir_fd,
   return state;
 }
 
-/* Writes @contents next to @name and renames it over: the owner, and a
- * crash of ours, see the old file or the new one, never a mix. */
-static gboolean
-replace_file_at (int                dir_fd,
-                 const char        *path,
-                 const char        *name,
-                 const struct stat *original,
-                 GVariant          *contents,
-                 GPtrArray         *errors)
-{
-  g_autofree char *tmp = NULL;
-  const char *data = g_variant_get_data (contents);
-  gsize size = g_variant_get_size (contents), done = 0;
-  int fd = -1, saved_errno = 0;
-
-  for (guint attempt = 0; fd < 0 && attempt < 100; attempt++)
-    {
-      g_free (tmp);
-      tmp = g_strdup_printf (".%s.%08x", name, g_random_int ());
-      fd = openat (dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                   original->st_mode & 0777);
-      if (fd < 0 && errno != EEXIST)
-        break;
-    }
-  if (fd < 0)
-    {
-      add_error (errors, "%s: could not write a replacement: %s", path, g_strerror (errno));
-      return FALSE;
-    }
-
-  while (done < size)
-    {
-      gssize n = write (fd, data + done, size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          saved_errno = errno;
-          break;
-        }
-      done += n;
-    }
-  /* The file keeps its time: it tells when its owner last saved the other
-   * apps, which this rewrite did not do. */
-  if (saved_errno == 0)
-    {
-      const struct timespec times[2] = { original->st_atim, original->st_mtim };
-      if (futimens (fd, times) != 0)
-        saved_errno = errno;
-    }
-  if (saved_errno == 0 && fsync (fd) != 0)
-    saved_errno = errno;
-  if (close (fd) != 0 && saved_errno == 0)
-    saved_errno = errno;
-  if (saved_errno == 0 && renameat (dir_fd, tmp, dir_fd, name) != 0)
-    saved_errno = errno;
-
-  if (saved_errno != 0)
-    {
-      unlinkat (dir_fd, tmp, 0);
-      add_error (errors, "%s: could not rewrite: %s; left as it was", path,
-                 g_strerror (saved_errno));
-      return FALSE;
-    }
-  (void) fsync (dir_fd);
-  return TRUE;
-}
-
 static void
 on_session_usage_cb (const char *app_id,
                      guint       entries,
@@ -592,6 +508,62 @@ on_session_usage_cb (const char *app_id,
   add_usage (pass, lookup_usage (pass, app_id), entries, bytes, pass->older_than, WINDOWS_NONE);
 }
 
+/* Removes the entries of the pass's apps from the session file @name,
+ * starting over from the owner's file each time the owner saved it
+ * meanwhile (sr_store_file_replace()); after REWRITE_ATTEMPTS it gives up
+ * and says so. */
+static void
+remove_session_entries (Pass       *pass,
+                        int         dir_fd,
+                        const char *path,
+                        const char *name)
+{
+  for (guint attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++)
+    {
+      g_auto(SrFd) read_fd = -1;
+      g_autoptr(GVariant) state = NULL;
+      g_autoptr(GVariant) without = NULL;
+      g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+      struct stat st;
+      guint entries;
+      guint64 bytes;
+
+      /* Gone meanwhile: nothing left to remove. */
+      if (attempt > 0 && !stat_entry (dir_fd, name, &st) && errno == ENOENT)
+        return;
+      state = read_session_file (dir_fd, path, name, &st, &read_fd, pass->errors);
+      if (state == NULL)
+        return;
+      if (pass->older_than != 0 && mtime_usec (&st) >= pass->older_than)
+        return;
+      without = sr_format_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
+      if (without == NULL)
+        return;
+
+      switch (sr_store_file_replace (dir_fd, name, read_fd, &st, without, &error))
+        {
+        case SR_STORE_FILE_REPLACED:
+          pass->report->entries += entries;
+          pass->report->bytes += bytes;
+          for (guint i = 0; i < apps->len; i++)
+            g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
+          return;
+        case SR_STORE_FILE_FAILED:
+          add_error (pass->errors, "%s: %s", path, error->message);
+          return;
+        case SR_STORE_FILE_CHANGED:
+        default:
+          g_debug ("%s: its owner saved it meanwhile; starting over", path);
+          /* An owner saving in a burst: let it finish. */
+          g_usleep (attempt * REWRITE_BACKOFF_USEC);
+          break;
+        }
+    }
+  add_error (pass->errors, "%s: its owner saved it again each time it was about to be "
+             "rewritten (%u times); left as it was", path, (guint) REWRITE_ATTEMPTS);
+}
+
 static void
 on_session_entry (int         dir_fd,
                   const char *dir_path,
@@ -601,11 +573,8 @@ on_session_entry (int         dir_fd,
   Pass *pass = user_data;
   g_autofree char *path = NULL;
   g_autoptr(GVariant) state = NULL;
-  g_autoptr(GVariant) without = NULL;
-  g_autoptr(GPtrArray) apps = NULL;
   struct stat st;
-  guint entries;
-  guint64 bytes;
+  gint64 saved;
 
   /* read_session_file() opens it without following links and checks that
    * it is a regular file. */
@@ -613,34 +582,44 @@ on_session_entry (int         dir_fd,
     return;
 
   path = g_build_filename (dir_path, name, NULL);
-  state = read_session_file (dir_fd, path, name, &st, pass->errors);
-  if (state == NULL)
-    return;
-
-  if (pass->usage != NULL)
+  if (pass->usage == NULL)
     {
-      /* Per-app times are not in the file: its own time stands for all. */
-      gint64 saved = pass->older_than;
-      pass->older_than = mtime_usec (&st);
-      sr_format_gnome_session_foreach_app (state, on_session_usage_cb, pass);
-      pass->older_than = saved;
+      remove_session_entries (pass, dir_fd, path, name);
       return;
     }
 
-  if (pass->older_than != 0 && mtime_usec (&st) >= pass->older_than)
+  state = read_session_file (dir_fd, path, name, &st, NULL, pass->errors);
+  if (state == NULL)
     return;
+  /* Per-app times are not in the file: its own time stands for all. */
+  saved = pass->older_than;
+  pass->older_than = mtime_usec (&st);
+  sr_format_gnome_session_foreach_app (state, on_session_usage_cb, pass);
+  pass->older_than = saved;
+}
 
-  apps = g_ptr_array_new_with_free_func (g_free);
-  without = sr_format_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
-  if (without == NULL)
-    return;
-  if (!replace_file_at (dir_fd, path, name, &st, without, pass->errors))
-    return;
+/* A temporary copy a kill during an earlier rewrite left (sr-store-file.c):
+ * nobody's, and never renamed in now. */
+static void
+on_leftover_entry (int         dir_fd,
+                   const char *dir_path,
+                   const char *name,
+                   gpointer    user_data)
+{
+  Pass *pass = user_data;
+  struct stat st;
 
-  pass->report->entries += entries;
-  pass->report->bytes += bytes;
-  for (guint i = 0; i < apps->len; i++)
-    g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
+  if (!sr_store_file_is_leftover (pass->store, name) || !stat_entry (dir_fd, name, &st) ||
+      !S_ISREG (st.st_mode))
+    return;
+  if (unlinkat (dir_fd, name, 0) != 0)
+    {
+      if (errno != ENOENT)
+        add_error (pass->errors, "%s/%s: %s", dir_path, name, g_strerror (errno));
+      return;
+    }
+  g_message ("Removed %s/%s, left by an interrupted rewrite", dir_path, name);
+  pass->report->bytes += st.st_size;
 }
 
 /* -- One pass over a whole store ------------------------------------------- */
@@ -674,7 +653,12 @@ run_pass (Pass *pass)
     return;
 
   if (store->kind == SR_STORE_ENTRIES)
-    foreach_entry (root_fd, store->root, pass->errors, on_session_entry, pass);
+    {
+      foreach_entry (root_fd, store->root, pass->errors, on_session_entry, pass);
+      /* Any removal takes what a kill during an earlier rewrite left. */
+      if (pass->report != NULL)
+        foreach_entry_named (root_fd, store->root, pass->errors, TRUE, on_leftover_entry, pass);
+    }
   else if (store->app_subdir == NULL)
     foreach_entry (root_fd, store->root, pass->errors, on_file_entry, pass);
   else
@@ -750,4 +734,24 @@ sr_store_walk_remove (const SrStore *store,
   if (store->kind == SR_STORE_WHOLE_FILE && apps != NULL)
     return;
   run_pass (&pass);
+}
+
+/* At start-up: the temporary files a kill during a rewrite left in
+ * @store (sr-store-file.c), even when nothing else is removed. */
+void
+sr_store_walk_remove_leftovers (const SrStore *store,
+                                SrStoreReport *report)
+{
+  Pass pass = {
+    .store = store,
+    .report = report,
+    .errors = report->errors,
+  };
+  g_auto(SrFd) root_fd = -1;
+
+  if (store->kind != SR_STORE_ENTRIES)
+    return;
+  root_fd = open_root (store, report->errors);
+  if (root_fd >= 0)
+    foreach_entry_named (root_fd, store->root, report->errors, TRUE, on_leftover_entry, &pass);
 }

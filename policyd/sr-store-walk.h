@@ -44,5 +44,7 @@ void sr_store_walk_remove (const SrStore  *store,
                       GHashTable     *apps,
                       gint64          older_than,
                       SrStoreReport  *report);
+void sr_store_walk_remove_leftovers (const SrStore *store,
+                                     SrStoreReport *report);
 
 G_END_DECLS

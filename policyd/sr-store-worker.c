@@ -28,7 +28,7 @@ struct _SrStoreWorker {
 
 G_DEFINE_FINAL_TYPE (SrStoreWorker, sr_store_worker, G_TYPE_OBJECT)
 
-typedef enum { JOB_LIST, JOB_REMOVE, JOB_BARRIER } JobKind;
+typedef enum { JOB_LIST, JOB_REMOVE, JOB_TIDY, JOB_BARRIER } JobKind;
 
 typedef struct {
   JobKind kind;
@@ -65,19 +65,47 @@ sorted_keys (GHashTable *table)
   return keys;
 }
 
+/* The listing's last row when a store could not be read whole: app id
+ * "" (never an app's), with "errors" (a{sas}), store name → messages. A
+ * consumer that takes each row for an app finds none by that id; see
+ * ListStoredState in the interface XML. */
+static void
+add_errors_row (GVariantBuilder *builder,
+                GVariantBuilder *store_errors)
+{
+  GVariantDict dict;
+
+  g_variant_dict_init (&dict, NULL);
+  g_variant_dict_insert_value (&dict, "errors", g_variant_builder_end (store_errors));
+  g_variant_builder_add (builder, "(s@a{sv})", "", g_variant_dict_end (&dict));
+}
+
 static GVariant *
 list_all (SrStoreWorker *self)
 {
   g_autoptr(GHashTable) usage = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                        (GDestroyNotify) sr_app_usage_free);
-  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GVariantBuilder) store_errors = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{sas}"));
   g_autoptr(GPtrArray) apps = NULL;
+  gboolean any_errors = FALSE;
   GVariantBuilder builder;
 
   for (guint i = 0; i < self->stores->len; i++)
-    sr_store_walk_list (self->stores->pdata[i], usage, errors);
-  for (guint i = 0; i < errors->len; i++)
-    g_warning ("Listing stored state: %s", (const char *) errors->pdata[i]);
+    {
+      const SrStore *store = self->stores->pdata[i];
+      g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+
+      sr_store_walk_list (store, usage, errors);
+      for (guint e = 0; e < errors->len; e++)
+        g_warning ("Listing stored state: %s", (const char *) errors->pdata[e]);
+      if (errors->len > 0)
+        {
+          g_variant_builder_add (&store_errors, "{s@as}", store->name,
+                                 g_variant_new_strv ((const char * const *) errors->pdata,
+                                                     errors->len));
+          any_errors = TRUE;
+        }
+    }
 
   apps = sorted_keys (usage);
 
@@ -101,6 +129,8 @@ list_all (SrStoreWorker *self)
       g_variant_builder_add (&builder, "(s@a{sv})", (const char *) apps->pdata[i],
                              g_variant_dict_end (&dict));
     }
+  if (any_errors)
+    add_errors_row (&builder, &store_errors);
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 
@@ -167,6 +197,22 @@ remove_all (SrStoreWorker *self,
   return g_variant_ref_sink (g_variant_dict_end (&report));
 }
 
+/* What interrupted rewrites left behind (sr-store-file.c). */
+static void
+tidy_all (SrStoreWorker *self)
+{
+  for (guint i = 0; i < self->stores->len; i++)
+    {
+      SrStoreReport one;
+
+      sr_store_report_init (&one);
+      sr_store_walk_remove_leftovers (self->stores->pdata[i], &one);
+      for (guint e = 0; e < one.errors->len; e++)
+        g_warning ("Removing leftovers: %s", (const char *) one.errors->pdata[e]);
+      sr_store_report_clear (&one);
+    }
+}
+
 static void
 run_job (gpointer data,
          gpointer user_data)
@@ -188,6 +234,10 @@ run_job (gpointer data,
       break;
     case JOB_REMOVE:
       g_task_return_pointer (task, remove_all (self, job), (GDestroyNotify) g_variant_unref);
+      break;
+    case JOB_TIDY:
+      tidy_all (self);
+      g_task_return_boolean (task, TRUE);
       break;
     case JOB_BARRIER:
     default:
@@ -259,15 +309,26 @@ queue (SrStoreWorker           *self,
   g_thread_pool_push (self->worker, task, NULL);
 }
 
+/* A job with nothing to it but its kind. */
+static void
+queue_kind (SrStoreWorker       *self,
+            JobKind              kind,
+            gpointer             source_tag,
+            GAsyncReadyCallback  callback,
+            gpointer             user_data)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = kind;
+  queue (self, job, source_tag, callback, user_data);
+}
+
 void
 sr_store_worker_list_async (SrStoreWorker           *self,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
-  Job *job = g_new0 (Job, 1);
-
-  job->kind = JOB_LIST;
-  queue (self, job, sr_store_worker_list_async, callback, user_data);
+  queue_kind (self, JOB_LIST, sr_store_worker_list_async, callback, user_data);
 }
 
 void
@@ -300,13 +361,21 @@ sr_store_worker_finish (SrStoreWorker     *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* Removes what a kill during a rewrite left in the stores; queued once
+ * after start-up. Finish with g_task_propagate_boolean(), or pass no
+ * callback. */
+void
+sr_store_worker_tidy_async (SrStoreWorker       *self,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  queue_kind (self, JOB_TIDY, sr_store_worker_tidy_async, callback, user_data);
+}
+
 void
 sr_store_worker_barrier_async (SrStoreWorker           *self,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
-  Job *job = g_new0 (Job, 1);
-
-  job->kind = JOB_BARRIER;
-  queue (self, job, sr_store_worker_barrier_async, callback, user_data);
+  queue_kind (self, JOB_BARRIER, sr_store_worker_barrier_async, callback, user_data);
 }

@@ -26,6 +26,9 @@ void       sr_store_worker_remove_async   (SrStoreWorker           *self,
 GVariant  *sr_store_worker_finish         (SrStoreWorker           *self,
                                       GAsyncResult        *result,
                                       GError             **error);
+void       sr_store_worker_tidy_async     (SrStoreWorker           *self,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
 void       sr_store_worker_barrier_async  (SrStoreWorker           *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);

@@ -126,7 +126,8 @@ class ListTest(CtlTestCase):
     def test_empty(self):
         self.assertEqual(self.assertCtl(OK, 'list').stdout, 'Nothing is stored.\n')
         self.assertEqual(json.loads(self.assertCtl(OK, 'list', '--json').stdout),
-                         {'apps': [], 'total': {'apps': 0, 'bytes': 0, 'entries': 0}})
+                         {'apps': [], 'total': {'apps': 0, 'bytes': 0, 'entries': 0},
+                          'errors': {}})
 
 
 class ClearTest(CtlTestCase):

@@ -96,7 +96,8 @@ class JsonKeysTest(CtlTestCase):
         sim = Simulator(self.s)
         sim.save('org.example.Alpha')
         doc = json.loads(self.ctl('list', '--json', 'org.example.Alpha', 'org.example.None').stdout)
-        self.assertEqual(sorted(doc), ['apps', 'total'])
+        self.assertEqual(sorted(doc), ['apps', 'errors', 'total'])
+        self.assertEqual(doc['errors'], {})
         self.assertEqual(sorted(doc['total']), ['apps', 'bytes', 'entries'])
         self.assertEqual(len(doc['apps']), 2)
         for app in doc['apps']:

@@ -64,30 +64,41 @@ class TerminalTest(CtlTestCase):
         self.assertClean(result, shows=SHOWN, where='stderr')
 
     def test_a_store_drop_in_name(self):
+        # A user's files store holds GTK state (a drop-in of the user's may
+        # declare nothing else): one file that reads as GTK state and one
+        # that does not, which the listing and clear name on stderr.
         directory = os.path.join(self.s.state_home, 'evil')
         os.makedirs(directory)
         with open(os.path.join(self.s.stores_dir, f'evil{NASTY}.store'), 'w') as f:
-            f.write(f'[Store]\nDescription=Evil\nKind=files\nDirectory=$XDG_STATE_HOME/evil\n'
-                    'Pattern={app}.evil\n')
-        with open(os.path.join(directory, f'{APP}.evil'), 'wb') as f:
+            f.write(f'[Store]\nDescription=Evil\nKind=files\nFormat=gtk\n'
+                    'Directory=$XDG_STATE_HOME/evil\nPattern={app}#*.evil\n')
+        good = os.path.join(directory, f'{APP}#1.evil')
+        with open(good, 'wb') as f:
+            f.write(Simulator(self.s).gtk_state(APP, '1', b'').get_data_as_bytes().get_data())
+        bad = os.path.join(directory, f'{APP}#2.evil')
+        with open(bad, 'wb') as f:
             f.write(b'x' * 100)
         self.s.stop_policyd()
         self.s.start_policyd()
         listing = self.s.list_state()
         self.assertEqual(listing[APP]['stores'], [f'evil{NASTY}'])
 
+        # The file that does not parse is named on stderr, with its store.
         result = self.ctl_raw('list')
-        self.assertEqual(result.status, OK, result.stderr)
+        self.assertEqual(result.status, FAILED, result.stderr)
         self.assertClean(result, shows=f'evil{SHOWN}')
+        self.assertClean(result, shows=f'(store evil{SHOWN})', where='stderr')
         # JSON as it was: the name, escaped the JSON way.
         result = self.ctl_raw('list', '--json')
         self.assertClean(result)
         self.assertEqual(json.loads(result.stdout)['apps'][0]['stores'], [f'evil{NASTY}'])
 
+        # What reads as GTK state goes; the other is left, and said so.
         result = self.ctl_raw('clear', '--yes')
-        self.assertEqual(result.status, OK, result.stderr)
+        self.assertEqual(result.status, FAILED, result.stderr)
         self.assertClean(result, shows=f'evil{SHOWN}')
-        self.assertFalse(os.path.exists(os.path.join(directory, f'{APP}.evil')))
+        self.assertFalse(os.path.exists(good))
+        self.assertTrue(os.path.exists(bad))
 
     def test_a_consumers_program_name(self):
         # A program whose executable is named with escape sequences asks

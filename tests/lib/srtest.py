@@ -327,10 +327,17 @@ class Session:
         self.set_allowed(allowed)
 
     def set_allowed(self, actions):
-        self.system.call_sync('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
-                              'org.freedesktop.DBus.Mock', 'SetAllowed',
-                              GLib.Variant('(as)', (list(actions),)), None,
-                              Gio.DBusCallFlags.NONE, 5000, None)
+        self.mock_polkit('SetAllowed', 'as', list(actions))
+
+    def mock_polkit(self, method, signature=None, *args):
+        """Calls the mock polkitd's org.freedesktop.DBus.Mock method (e.g.
+        SimulateHang, ReleaseHangingCalls, HaveHangingCalls)."""
+        params = GLib.Variant(f'({signature})', args) if signature else None
+        reply = self.system.call_sync('org.freedesktop.PolicyKit1',
+                                      '/org/freedesktop/PolicyKit1/Authority',
+                                      'org.freedesktop.DBus.Mock', method, params, None,
+                                      Gio.DBusCallFlags.NONE, 5000, None)
+        return reply.unpack() if reply is not None else None
 
     # -- policyd -----------------------------------------------------------
 
@@ -416,7 +423,14 @@ class Session:
         return self.call('Clear', 'as', list(apps), **kwargs)[0]
 
     def list_state(self):
-        return {app: info for app, info in self.call('ListStoredState')[0]}
+        """The listing's apps (without the row of the stores that could not
+        be read: listing_errors())."""
+        return {app: info for app, info in self.call('ListStoredState')[0] if app}
+
+    def listing_errors(self):
+        """What a listing could not read: {store: [messages]}, {} for none."""
+        rows = dict(self.call('ListStoredState')[0])
+        return rows.get('', {}).get('errors', {})
 
     def prop(self, name):
         reply = self.bus.call_sync(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'Get',

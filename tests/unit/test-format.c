@@ -39,8 +39,10 @@ test_sizes (void)
   check (sr_format_session_size (-1, 12000), "12.0\u00a0kB");
   check (sr_format_session_size (1, 260000), "1 window, 260.0\u00a0kB");
   check (sr_format_session_size (2, 12000), "2 windows, 12.0\u00a0kB");
-  check (sr_format_totals (0, 0), "Nothing saved");
-  check (sr_format_totals (6, 340000), "6 apps · 340.0\u00a0kB");
+  check (sr_format_totals (0, 0, FALSE), "Nothing saved");
+  check (sr_format_totals (6, 340000, FALSE), "6 apps · 340.0\u00a0kB");
+  check (sr_format_totals (6, 340000, TRUE), "6 apps · 340.0\u00a0kB · Some could not be read");
+  check (sr_format_totals (0, 0, TRUE), "Nothing saved · Some could not be read");
   check (sr_format_cleared (1), "Cleared 1 saved session");
   check (sr_format_cleared (3), "Cleared 3 saved sessions");
 }
