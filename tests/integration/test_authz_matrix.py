@@ -20,6 +20,7 @@ one policyd serve every row. The callers are long-lived processes of uid
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -197,6 +198,11 @@ class Caller:
 # policyd's note of which programs asked it (written a minute after a new
 # one first asks), not anything a refusal could have changed.
 NOT_COMPARED = {os.path.join('.local', 'state', 'session-restore', 'consumers')}
+# The temporary file of one of policyd's atomic writes (NAME.XXXXXX),
+# there only while the write is under way (the crash counters are written
+# up to a second after an exit); test_state_files checks none is left.
+TRANSIENT = re.compile(re.escape(os.path.join('.local', 'state', 'session-restore', '')) +
+                       r'[a-z-]+\.[A-Za-z0-9]{6}')
 
 
 def tree(root):
@@ -205,15 +211,21 @@ def tree(root):
     for directory, dirs, names in os.walk(root):
         for name in dirs + names:
             path = os.path.join(directory, name)
-            if os.path.relpath(path, root) in NOT_COMPARED:
+            relative = os.path.relpath(path, root)
+            if relative in NOT_COMPARED or TRANSIENT.fullmatch(relative):
                 continue
-            st = os.lstat(path)
-            digest = None
-            if os.path.islink(path):
-                digest = os.readlink(path)
-            elif os.path.isfile(path):
-                with open(path, 'rb') as f:
-                    digest = hashlib.sha256(f.read()).hexdigest()
+            try:
+                st = os.lstat(path)
+                digest = None
+                if os.path.islink(path):
+                    digest = os.readlink(path)
+                elif os.path.isfile(path):
+                    with open(path, 'rb') as f:
+                        digest = hashlib.sha256(f.read()).hexdigest()
+            except FileNotFoundError:
+                # Renamed away between the listing and the look: a write
+                # in progress, which the next snapshot sees done.
+                continue
             if stat.S_ISDIR(st.st_mode):
                 # A directory's own times change with NOT_COMPARED's files;
                 # what it holds is compared entry by entry.
