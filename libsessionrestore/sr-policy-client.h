@@ -174,4 +174,80 @@ GVariant        *sr_policy_client_clear_finish         (SrPolicyClient      *sel
                                                          GAsyncResult        *result,
                                                          GError             **error);
 
+/* Added beyond the first header: what the panel and session-restore-ctl
+ * need. */
+SR_AVAILABLE_IN_ALL
+const char      *sr_policy_client_get_service_owner   (SrPolicyClient      *self);
+SR_AVAILABLE_IN_ALL
+const char      *sr_policy_client_get_distrust        (SrPolicyClient      *self);
+SR_AVAILABLE_IN_ALL
+guint            sr_policy_client_get_version         (SrPolicyClient      *self);
+SR_AVAILABLE_IN_ALL
+GVariant        *sr_policy_client_get_consumers       (SrPolicyClient      *self);
+SR_AVAILABLE_IN_ALL
+GVariant        *sr_policy_client_dup_value           (SrPolicyClient      *self,
+                                                        const char          *property_name);
+
+SR_AVAILABLE_IN_ALL
+GVariant        *sr_policy_client_list_stored_state_sync (SrPolicyClient   *self,
+                                                           SrCallFlags       flags,
+                                                           GCancellable     *cancellable,
+                                                           GError          **error);
+SR_AVAILABLE_IN_ALL
+GVariant        *sr_policy_client_clear_sync          (SrPolicyClient      *self,
+                                                        const char * const  *app_ids,
+                                                        SrCallFlags          flags,
+                                                        GCancellable        *cancellable,
+                                                        GError             **error);
+
+SR_AVAILABLE_IN_ALL
+void             sr_policy_client_set_setting_async    (SrPolicyClient      *self,
+                                                         const char          *key,
+                                                         GVariant            *value,
+                                                         SrCallFlags          flags,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_set_setting_finish   (SrPolicyClient      *self,
+                                                         GAsyncResult        *result,
+                                                         GError             **error);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_set_setting_sync     (SrPolicyClient      *self,
+                                                         const char          *key,
+                                                         GVariant            *value,
+                                                         SrCallFlags          flags,
+                                                         GCancellable        *cancellable,
+                                                         GError             **error);
+SR_AVAILABLE_IN_ALL
+void             sr_policy_client_set_app_excluded_async  (SrPolicyClient      *self,
+                                                            const char          *app_id,
+                                                            gboolean             excluded,
+                                                            SrCallFlags          flags,
+                                                            GCancellable        *cancellable,
+                                                            GAsyncReadyCallback  callback,
+                                                            gpointer             user_data);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_set_app_excluded_finish (SrPolicyClient      *self,
+                                                            GAsyncResult        *result,
+                                                            GError             **error);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_set_app_excluded_sync   (SrPolicyClient      *self,
+                                                            const char          *app_id,
+                                                            gboolean             excluded,
+                                                            SrCallFlags          flags,
+                                                            GCancellable        *cancellable,
+                                                            GError             **error);
+SR_AVAILABLE_IN_ALL
+void             sr_policy_client_reset_crash_guard_async  (SrPolicyClient      *self,
+                                                             const char          *app_id,
+                                                             SrCallFlags          flags,
+                                                             GCancellable        *cancellable,
+                                                             GAsyncReadyCallback  callback,
+                                                             gpointer             user_data);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_reset_crash_guard_finish (SrPolicyClient      *self,
+                                                             GAsyncResult        *result,
+                                                             GError             **error);
+
 G_END_DECLS
