@@ -2,7 +2,7 @@
  *
  * Every call goes to the verified owner's unique name (never to the
  * well-known name, which may change hands meanwhile) and is not sent at
- * all unless the service is RUNNING (sr_policy_client_check_usable()).
+ * all unless the service is RUNNING (sr_policy_client_check_service()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -116,7 +116,7 @@ call_async (SrPolicyClient      *self,
   call->reply_type = G_VARIANT_TYPE (reply_type);
   g_task_set_source_tag (task, source_tag);
   g_task_set_task_data (task, call, (GDestroyNotify) call_free);
-  if (!sr_policy_client_check_usable (self, &error))
+  if (!sr_policy_client_check_service (self, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -151,7 +151,7 @@ call_sync (SrPolicyClient  *self,
   GError *local_error = NULL;
   GVariant *reply;
 
-  if (!sr_policy_client_check_usable (self, error))
+  if (!sr_policy_client_check_service (self, error))
     return NULL;
   reply = g_dbus_connection_call_sync (self->connection, self->owner, SR_OBJECT_PATH,
                                        SR_INTERFACE_NAME, method, sunk, NULL,

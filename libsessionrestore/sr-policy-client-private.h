@@ -42,7 +42,4 @@ struct _SrPolicyClient {
   GStrv locked_settings;         /* (owned): never NULL */
 };
 
-gboolean  sr_policy_client_check_usable (SrPolicyClient *self,
-                                         GError        **error);
-
 G_END_DECLS

@@ -318,7 +318,7 @@ apply_resolve (SrPolicyClient *self,
         }
     }
   if (resolve->state == SR_SERVICE_STATE_UNTRUSTED)
-    g_message ("Not trusting %s (%s): %s", SR_BUS_NAME, resolve->owner, resolve->why_not);
+    g_debug ("Not trusting %s (%s): %s", SR_BUS_NAME, resolve->owner, resolve->why_not);
   set_service (self, resolve->state, resolve->owner, resolve->why_not);
   g_object_thaw_notify (G_OBJECT (self));
 }
@@ -1066,10 +1066,24 @@ sr_policy_client_get_distrust (SrPolicyClient *self)
   return self->state == SR_SERVICE_STATE_UNTRUSTED ? self->why_not : NULL;
 }
 
+/**
+ * sr_policy_client_check_service:
+ * @self: a client
+ * @error: return location for an error
+ *
+ * Whether calls can be made now: the service is #SR_SERVICE_STATE_RUNNING.
+ * If not, @error is the one every call would fail with, without sending
+ * anything: %SR_ERROR_NOT_ALLOWED for an owner not to be trusted,
+ * %SR_ERROR_UNAVAILABLE for a service that is not running (saying why it
+ * could not be started, if it was tried) or not identified yet.
+ *
+ * Returns: %TRUE if the service can be called
+ */
 gboolean
-sr_policy_client_check_usable (SrPolicyClient  *self,
-                               GError         **error)
+sr_policy_client_check_service (SrPolicyClient  *self,
+                                GError         **error)
 {
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), FALSE);
   switch (self->state)
     {
     case SR_SERVICE_STATE_RUNNING:

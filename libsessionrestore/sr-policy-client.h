@@ -179,6 +179,9 @@ GVariant        *sr_policy_client_clear_finish         (SrPolicyClient      *sel
 SR_AVAILABLE_IN_ALL
 const char      *sr_policy_client_get_service_owner   (SrPolicyClient      *self);
 SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_check_service       (SrPolicyClient      *self,
+                                                        GError             **error);
+SR_AVAILABLE_IN_ALL
 const char      *sr_policy_client_get_distrust        (SrPolicyClient      *self);
 SR_AVAILABLE_IN_ALL
 guint            sr_policy_client_get_version         (SrPolicyClient      *self);
