@@ -23,7 +23,7 @@ class StatusTest(CtlTestCase):
         sim.save(A, '1')
         sim.save(B, '1')
         out = self.assertCtl(OK, 'status').stdout
-        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 2\)')
+        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 3\)')
         self.assertRegex(out, r'Saved sessions: +2 apps, \d+')
         lines = {line.split()[0]: line for line in out.splitlines() if line}
         self.assertRegex(lines['max-age-days'], r'^max-age-days +5 +locked by the administrator$')
