@@ -237,6 +237,26 @@ write_json_consumers (const StatusFacts *facts,
   sr_json_end_array (json);
 }
 
+/* Counted, or null with why they could not be: never a guess. */
+static void
+write_json_saved_sessions (const StatusFacts *facts,
+                           SrJson            *json)
+{
+  gboolean listed = facts->not_listed == NULL;
+
+  sr_json_key (json, "saved_sessions");
+  sr_json_begin_object (json);
+  sr_json_key (json, "apps");
+  listed ? sr_json_uint (json, facts->apps) : sr_json_null (json);
+  sr_json_key (json, "bytes");
+  listed ? sr_json_uint (json, facts->bytes) : sr_json_null (json);
+  sr_json_key (json, "complete");
+  listed ? sr_json_bool (json, facts->complete) : sr_json_null (json);
+  sr_json_key (json, "not_shown");
+  listed ? sr_json_null (json) : sr_json_string (json, facts->not_listed);
+  sr_json_end_object (json);
+}
+
 /* @facts NULL: the service is not there (or not to be trusted). */
 static void
 write_json (SrCtl             *ctl,
@@ -277,29 +297,7 @@ write_json (SrCtl             *ctl,
 
   write_json_consumers (facts, &json);
 
-  sr_json_key (&json, "saved_sessions");
-  sr_json_begin_object (&json);
-  sr_json_key (&json, "apps");
-  if (facts->not_listed == NULL)
-    sr_json_uint (&json, facts->apps);
-  else
-    sr_json_null (&json);
-  sr_json_key (&json, "bytes");
-  if (facts->not_listed == NULL)
-    sr_json_uint (&json, facts->bytes);
-  else
-    sr_json_null (&json);
-  sr_json_key (&json, "complete");
-  if (facts->not_listed == NULL)
-    sr_json_bool (&json, facts->complete);
-  else
-    sr_json_null (&json);
-  sr_json_key (&json, "not_shown");
-  if (facts->not_listed != NULL)
-    sr_json_string (&json, facts->not_listed);
-  else
-    sr_json_null (&json);
-  sr_json_end_object (&json);
+  write_json_saved_sessions (facts, &json);
 
   sr_json_key (&json, "settings");
   sr_json_begin_object (&json);
