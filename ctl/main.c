@@ -11,6 +11,7 @@
 
 #include <locale.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sr-ctl.h"
@@ -20,13 +21,17 @@ static const struct {
   SrCtlCommandFunc func;
   const char *summary;   /* NULL: not listed (for the shell's completion) */
 } commands[] = {
-  { "status", sr_ctl_cmd_status, "Settings, locks, what is stored, the service" },
+  { "status", sr_ctl_cmd_status, "Settings, locks, what is stored, the service (the default)" },
   { "list", sr_ctl_cmd_list, "Stored state per app (--json for scripts)" },
   { "clear", sr_ctl_cmd_clear, "Forget stored state of some apps or of all" },
   { "exclude", sr_ctl_cmd_exclude, "Opt apps out of save and restore" },
   { "include", sr_ctl_cmd_exclude, "Opt apps back in" },
+  { "reset-crash-guard", sr_ctl_cmd_reset_crash_guard,
+    "Restore an app's saved sessions after a crash again" },
+  { "allow-recovery", sr_ctl_cmd_reset_crash_guard, "The same as reset-crash-guard" },
   { "get", sr_ctl_cmd_get, "Print a setting" },
   { "set", sr_ctl_cmd_set, "Change a setting" },
+  { "reset", sr_ctl_cmd_reset, "Put a setting back to its default" },
   { "check", sr_ctl_cmd_check, "What the service would answer about an app, and why" },
   { "monitor", sr_ctl_cmd_monitor, "Print changes as they happen" },
   { "_complete", sr_ctl_cmd_complete, NULL },
@@ -51,15 +56,21 @@ run_command (SrCtl  *ctl,
 static void
 print_help (void)
 {
+  int width = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (commands[i].summary != NULL)
+      width = MAX (width, (int) strlen (commands[i].name));
   g_print ("Usage:\n"
-           "  session-restore-ctl COMMAND [OPTION…] [ARGUMENT…]\n"
+           "  session-restore-ctl [COMMAND [OPTION…] [ARGUMENT…]]\n"
            "\n"
            "Control session save and restore through session-restore-policyd.\n"
+           "Without a command, shows “status”.\n"
            "\n"
            "Commands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (commands[i].summary != NULL)
-      g_print ("  %-10s %s\n", commands[i].name, commands[i].summary);
+      g_print ("  %-*s  %s\n", width, commands[i].name, commands[i].summary);
   g_print ("\n"
            "Options:\n"
            "  -h, --help     Show this help; “help COMMAND” or “COMMAND --help”\n"
@@ -82,13 +93,8 @@ main (int    argc,
    * English (see session-restore-ctl(1)). */
   setlocale (LC_ALL, "");
 
-  if (argc < 2)
-    {
-      print_help ();
-      return SR_CTL_EXIT_INVALID;
-    }
-  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
-      g_str_equal (argv[1], "help"))
+  if (argc >= 2 && (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+      g_str_equal (argv[1], "help")))
     {
       /* "help COMMAND" is "COMMAND --help". */
       if (argc > 2 && g_str_equal (argv[1], "help"))
@@ -102,7 +108,7 @@ main (int    argc,
       print_help ();
       return SR_CTL_EXIT_OK;
     }
-  if (g_str_equal (argv[1], "--version"))
+  if (argc >= 2 && g_str_equal (argv[1], "--version"))
     {
       g_print ("session-restore-ctl %s\n", PACKAGE_VERSION);
       return SR_CTL_EXIT_OK;
@@ -110,6 +116,13 @@ main (int    argc,
 
   ctl.color = isatty (STDOUT_FILENO) && (no_color == NULL || *no_color == '\0');
   ctl.interactive = isatty (STDIN_FILENO);
+
+  /* As systemctl and powerprofilesctl do. */
+  if (argc < 2)
+    {
+      char *status_argv[] = { (char *) commands[0].name, NULL };
+      return run_command (&ctl, 0, 1, status_argv);
+    }
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {

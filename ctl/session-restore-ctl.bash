@@ -15,7 +15,7 @@ _session_restore_ctl()
     fi
 
     local prog=${words[0]}
-    local commands="status list clear exclude include get set check monitor help"
+    local commands="status list clear exclude include reset-crash-guard allow-recovery get set reset check monitor help"
 
     if [[ $cword -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -39,9 +39,10 @@ _session_restore_ctl()
     if [[ $cur == -* ]]; then
         local options="--help"
         case $command in
-            list) options+=" --json" ;;
+            status|list) options+=" --json" ;;
+            get) options+=" --gvariant --json" ;;
             clear) options+=" --yes" ;;
-            check) options+=" --reason --saved-at" ;;
+            check) options+=" --json --reason --saved-at" ;;
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
         return
@@ -49,7 +50,7 @@ _session_restore_ctl()
 
     local IFS=$'\n'
     case $command in
-        get)
+        get|reset)
             [[ ${#args[@]} -eq 0 ]] &&
                 COMPREPLY=($(compgen -W "$("$prog" _complete keys 2>/dev/null)" -- "$cur"))
             ;;
@@ -63,7 +64,7 @@ _session_restore_ctl()
         include)
             COMPREPLY=($(compgen -W "$("$prog" _complete excluded 2>/dev/null)" -- "$cur"))
             ;;
-        list|clear|exclude)
+        list|clear|exclude|reset-crash-guard|allow-recovery)
             COMPREPLY=($(compgen -W "$("$prog" _complete apps 2>/dev/null)" -- "$cur"))
             ;;
         check)

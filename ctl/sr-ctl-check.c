@@ -15,6 +15,7 @@
 
 #include "sr-bus.h"
 #include "sr-ctl.h"
+#include "sr-ctl-json.h"
 #include "sr-ctl-output.h"
 #include "sr-error.h"
 
@@ -148,6 +149,39 @@ explain (SrCtl      *ctl,
   }
 }
 
+static void
+write_json (const char *app_id,
+            const char *reason,
+            gint64      saved_at,
+            gboolean    has_saved_at,
+            const char *verdict,
+            const char *why,
+            const char *explanation)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  SrJson json;
+
+  sr_json_init (&json, out);
+  sr_json_begin_object (&json);
+  sr_json_key (&json, "app_id");
+  sr_json_string (&json, app_id);
+  sr_json_key (&json, "reason");
+  sr_json_string (&json, reason);
+  sr_json_key (&json, "saved_at_usec");
+  if (has_saved_at)
+    sr_json_int (&json, saved_at);
+  else
+    sr_json_null (&json);
+  sr_json_key (&json, "verdict");
+  sr_json_string (&json, verdict);
+  sr_json_key (&json, "why");
+  sr_json_string (&json, why);
+  sr_json_key (&json, "explanation");
+  sr_json_string (&json, explanation);
+  sr_json_end_object (&json);
+  sr_ctl_print (out);
+}
+
 int
 sr_ctl_cmd_check (SrCtl  *ctl,
                   int     argc,
@@ -155,11 +189,13 @@ sr_ctl_cmd_check (SrCtl  *ctl,
 {
   g_autofree char *reason_text = NULL;
   g_autofree char *saved_at_text = NULL;
+  gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "reason", 'r', 0, G_OPTION_ARG_STRING, &reason_text,
       "save (the default), launch, recover or restore", "REASON" },
     { "saved-at", 's', 0, G_OPTION_ARG_STRING, &saved_at_text,
       "When the state to restore was saved: @SECONDS, 2026-12-01T09:30, 2026-12-01, 30d", "TIME" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (keys in session-restore-ctl(1))", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("APP");
@@ -170,6 +206,8 @@ sr_ctl_cmd_check (SrCtl  *ctl,
   g_autofree char *words = NULL;
   g_autofree char *verdict_text = NULL;
   const char *app_id;
+  const char *reason_name = "save";
+  const char *verdict_name;
   int reason = -1;
   gint64 saved_at = 0;
   SrVerdict verdict;
@@ -194,6 +232,7 @@ sr_ctl_cmd_check (SrCtl  *ctl,
         if (g_str_equal (reasons[i].name, reason_text))
           {
             reason = reasons[i].reason;
+            reason_name = reasons[i].name;
             found = TRUE;
           }
       if (!found)
@@ -228,21 +267,28 @@ sr_ctl_cmd_check (SrCtl  *ctl,
   switch (verdict)
     {
     case SR_VERDICT_ALLOW:
-      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_GOOD, "allow");
+      verdict_name = "allow";
+      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_GOOD, verdict_name);
       status = SR_CTL_EXIT_OK;
       break;
     case SR_VERDICT_ASK:
-      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "ask");
+      verdict_name = "ask";
+      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, verdict_name);
       status = SR_CTL_EXIT_ASK;
       break;
     case SR_VERDICT_DENY:
-      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_BAD, "deny");
+      verdict_name = "deny";
+      verdict_text = sr_ctl_styled (ctl->color, SR_CTL_STYLE_BAD, verdict_name);
       status = SR_CTL_EXIT_DENY;
       break;
     default:
       g_set_error (&error, SR_ERROR, SR_ERROR_FAILED, "The service answered verdict %u", verdict);
       return sr_ctl_fail (error);
     }
-  g_print ("%s (%s)\n%s\n", verdict_text, shown_why, words);
+  /* The exit status is the verdict either way. */
+  if (json)
+    write_json (app_id, reason_name, saved_at, saved_at_text != NULL, verdict_name, why, words);
+  else
+    g_print ("%s (%s)\n%s\n", verdict_text, shown_why, words);
   return status;
 }

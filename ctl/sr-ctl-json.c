@@ -191,3 +191,35 @@ sr_json_null (SrJson *json)
   begin_value (json);
   g_string_append (json->out, "null");
 }
+
+/* A setting's value: its JSON counterpart for the types settings have
+ * (b, s, i, u, as), GVariant text for any other a newer service may
+ * announce. */
+void
+sr_json_variant (SrJson   *json,
+                 GVariant *value)
+{
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
+    sr_json_bool (json, g_variant_get_boolean (value));
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    sr_json_string (json, g_variant_get_string (value, NULL));
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT32))
+    sr_json_int (json, g_variant_get_int32 (value));
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32))
+    sr_json_uint (json, g_variant_get_uint32 (value));
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+    {
+      sr_json_begin_array (json);
+      for (gsize i = 0; i < g_variant_n_children (value); i++)
+        {
+          g_autoptr(GVariant) item = g_variant_get_child_value (value, i);
+          sr_json_string (json, g_variant_get_string (item, NULL));
+        }
+      sr_json_end_array (json);
+    }
+  else
+    {
+      g_autofree char *text = g_variant_print (value, FALSE);
+      sr_json_string (json, text);
+    }
+}

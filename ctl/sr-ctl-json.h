@@ -32,5 +32,6 @@ void sr_json_int          (SrJson *json, gint64 value);
 void sr_json_uint         (SrJson *json, guint64 value);
 void sr_json_bool         (SrJson *json, gboolean value);
 void sr_json_null         (SrJson *json);
+void sr_json_variant      (SrJson *json, GVariant *value);
 
 G_END_DECLS

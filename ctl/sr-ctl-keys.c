@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "sr-ctl-keys.h"
+#include "sr-ctl-output.h"
 #include "sr-schema-range.h"
 #include "sr-dbus-iface.h"
 #include "sr-error.h"
@@ -144,6 +145,50 @@ sr_ctl_key_allowed (const SrCtlKey *key)
   if (g_variant_type_equal (type, G_VARIANT_TYPE_INT32))
     return g_strdup ("a whole number");
   return g_strdup_printf ("a value of type %s", g_variant_type_peek_string (type));
+}
+
+/* A value for a person or a shell script, as "get" prints it by default:
+ * "always", not "'always'"; a list one item a line (none for an empty
+ * list), so that "while read" and "mapfile" take it as it is. Strings
+ * come from the service, and so from whatever wrote dconf: escaped
+ * (sr_ctl_escape()), so that an item holds no newline of its own. No
+ * final newline. */
+char *
+sr_ctl_value_plain (GVariant *value)
+{
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    return sr_ctl_escape (g_variant_get_string (value, NULL));
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      for (gsize i = 0; i < g_variant_n_children (value); i++)
+        {
+          g_autoptr(GVariant) item = g_variant_get_child_value (value, i);
+          g_autofree char *shown = sr_ctl_escape (g_variant_get_string (item, NULL));
+
+          g_string_append_printf (out, "%s%s", i > 0 ? "\n" : "", shown);
+        }
+      return g_string_free (g_steal_pointer (&out), FALSE);
+    }
+  /* Booleans and numbers print as gsettings prints them. */
+  return g_variant_print (value, FALSE);
+}
+
+/* "value" and "locked" of a setting, in an object the caller opened;
+ * @value NULL (the service did not tell it) is null. */
+void
+sr_ctl_key_json_fields (SrJson   *json,
+                        GVariant *value,
+                        gboolean  locked)
+{
+  sr_json_key (json, "value");
+  if (value != NULL)
+    sr_json_variant (json, value);
+  else
+    sr_json_null (json);
+  sr_json_key (json, "locked");
+  sr_json_bool (json, locked);
 }
 
 /* As "gsettings set" parses: GVariant text of the key's type, and for a

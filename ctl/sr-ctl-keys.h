@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include "sr-ctl-json.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -20,6 +22,10 @@ const SrCtlKey     *sr_ctl_key_for_property (const char *property);
 const GVariantType *sr_ctl_key_type       (const SrCtlKey *key);
 char               *sr_ctl_key_allowed    (const SrCtlKey *key);
 char              **sr_ctl_key_choices    (const SrCtlKey *key);
+char               *sr_ctl_value_plain    (GVariant       *value);
+void                sr_ctl_key_json_fields (SrJson        *json,
+                                            GVariant      *value,
+                                            gboolean       locked);
 GVariant           *sr_ctl_key_parse      (const SrCtlKey *key,
                                            const char     *text,
                                            GError        **error);

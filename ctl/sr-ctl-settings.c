@@ -1,6 +1,7 @@
-/* sr-ctl-settings.c: status, get, set, exclude and include
+/* sr-ctl-settings.c: get, set, reset, exclude and include
  *
- * Every change goes through policyd (SetSetting, SetAppExcluded), never
+ * Every change goes through policyd (SetSetting, ResetSetting,
+ * SetAppExcluded), never
  * straight to dconf, so that locks and polkit apply as they do to the
  * panel.
  *
@@ -19,212 +20,110 @@
 #include "sr-ctl-stored.h"
 #include "sr-error.h"
 
-/* The value as gsettings prints it, so that "set KEY "$(get KEY)"" holds. */
-static char *
-key_value_text (SrCtl          *ctl,
-                const SrCtlKey *key)
-{
-  g_autoptr(GVariant) value = sr_policy_client_dup_value (ctl->client, key->key);
-  if (value == NULL)
-    return NULL;
-  return g_variant_print (value, FALSE);
-}
-
-static void
-append_service_line (SrCtl   *ctl,
-                     GString *out)
-{
-  const char *owner = sr_policy_client_get_service_owner (ctl->client);
-  g_autoptr(GVariant) pid = NULL;
-  g_autofree char *running = sr_ctl_styled (ctl->color, SR_CTL_STYLE_GOOD, "running");
-
-  pid = g_dbus_connection_call_sync (sr_policy_client_get_connection (ctl->client),
-                                     "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                     "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-                                     g_variant_new ("(s)", owner), G_VARIANT_TYPE ("(u)"),
-                                     G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
-  g_string_append_printf (out, "Service:          %s (%s", running, owner);
-  if (pid != NULL)
-    {
-      guint32 value;
-      g_variant_get (pid, "(u)", &value);
-      g_string_append_printf (out, ", pid %u", value);
-    }
-  g_string_append_printf (out, ", interface version %u)\n",
-                          sr_policy_client_get_version (ctl->client));
-}
-
-/* "Consumers" (a(sx): program, last call in µs) is newer than this tool's
- * interface description: read it when the service has it, else say
- * nothing rather than guess. A sandboxed caller is named "flatpak/APP_ID"
- * or "snap/APP_ID" (no executable's name has a "/"): shown as what it
- * is, "APP_ID (flatpak app)". */
-static void
-append_consumers_line (SrCtl   *ctl,
-                       GString *out)
-{
-  GVariant *consumers = sr_policy_client_get_consumers (ctl->client);
-  GVariantIter iter;
-  const char *program;
-  gint64 last;
-  gboolean first = TRUE;
-
-  if (consumers == NULL || !g_variant_is_of_type (consumers, G_VARIANT_TYPE ("a(sx)")))
-    return;
-  g_string_append (out, "Used by:          ");
-  g_variant_iter_init (&iter, consumers);
-  while (g_variant_iter_next (&iter, "(&sx)", &program, &last))
-    {
-      g_autofree char *ago = sr_ctl_format_ago (last);
-      g_autofree char *shown = NULL;
-      const char *slash = strchr (program, '/');
-
-      if (slash != NULL)
-        {
-          g_autofree char *kind = g_strndup (program, slash - program);
-          g_autofree char *kind_shown = sr_ctl_escape (kind);
-
-          shown = sr_ctl_escape (slash + 1);
-          g_string_append_printf (out, "%s%s (%s app, %s)", first ? "" : ", ", shown,
-                                  kind_shown, ago);
-        }
-      else
-        {
-          shown = sr_ctl_escape (program);
-          g_string_append_printf (out, "%s%s (%s)", first ? "" : ", ", shown, ago);
-        }
-      first = FALSE;
-    }
-  if (first)
-    g_string_append (out, "nothing has asked it yet");
-  g_string_append_c (out, '\n');
-}
-
-/* Not being allowed to list is no reason to fail "status": it says so. */
-static void
-append_stored_line (SrCtl   *ctl,
-                    GString *out)
-{
-  g_autoptr(GVariant) apps = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *size = NULL;
-  g_autoptr(GVariant) unread = NULL;
-  GVariantIter iter;
-  GVariant *info;
-  const char *app_id;
-  guint64 total = 0;
-  gsize n = 0;
-
-  apps = sr_policy_client_list_stored_state_sync (ctl->client, SR_CALL_FLAGS_NONE, NULL, &error);
-  if (apps == NULL)
-    {
-      g_autofree char *message = NULL;
-
-      message = sr_ctl_escape (error->message);
-      g_string_append_printf (out, "Saved sessions:   not shown (%s)\n", message);
-      return;
-    }
-  g_variant_iter_init (&iter, apps);
-  while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
-    {
-      guint64 bytes = 0;
-      g_variant_lookup (info, "bytes", "t", &bytes);
-      total += bytes;
-      /* The row of the stores that could not be read is no app. */
-      n += *app_id != '\0' ? 1 : 0;
-      g_variant_unref (info);
-    }
-  unread = sr_ctl_stored_errors (apps);
-  size = g_format_size (total);
-  g_string_append_printf (out, "Saved sessions:   %" G_GSIZE_FORMAT " %s, %s%s\n",
-                          n, n == 1 ? "app" : "apps", size,
-                          unread != NULL ? " (some could not be read: see “list”)" : "");
-}
-
-int
-sr_ctl_cmd_status (SrCtl  *ctl,
-                   int     argc,
-                   char  **argv)
-{
-  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
-  g_autoptr(GString) out = g_string_new (NULL);
-  g_autoptr(SrCtlTable) table = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *headers[] = { "SETTING", "VALUE", "", NULL };
-  const SrCtlKey *keys;
-  guint n_keys;
-  int status;
-
-  g_option_context_set_summary (context,
-    "Show every setting and whether the administrator locked it, how much is\n"
-    "stored, whether the service runs and which programs consult it.");
-  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
-    return status;
-  if (argc > 1)
-    return sr_ctl_usage_error ("status", "“status” takes no arguments");
-
-  if (!sr_ctl_connect (ctl, &error))
-    {
-      g_print ("Service:          %s\n", ctl->untrusted ? "not trusted" : "not running");
-      return sr_ctl_fail (error);
-    }
-
-  append_service_line (ctl, out);
-  append_consumers_line (ctl, out);
-  append_stored_line (ctl, out);
-  g_string_append_c (out, '\n');
-
-  table = sr_ctl_table_new (3, headers);
-  keys = sr_ctl_keys (&n_keys);
-  for (guint i = 0; i < n_keys; i++)
-    {
-      g_autofree char *value = key_value_text (ctl, &keys[i]);
-      char **cells = g_new0 (char *, 4);
-
-      cells[0] = g_strdup (keys[i].key);
-      cells[1] = value != NULL ? g_steal_pointer (&value) : g_strdup ("?");
-      cells[2] = sr_policy_client_is_locked (ctl->client, keys[i].key)
-                   ? sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "locked by the administrator")
-                   : g_strdup ("");
-      sr_ctl_table_add (table, cells);
-    }
-  sr_ctl_table_print (table, ctl->color, out);
-  sr_ctl_print (out);
-  return SR_CTL_EXIT_OK;
-}
-
 int
 sr_ctl_cmd_get (SrCtl  *ctl,
                 int     argc,
                 char  **argv)
 {
+  gboolean json = FALSE;
+  gboolean gvariant = FALSE;
+  const GOptionEntry entries[] = {
+    { "gvariant", 0, 0, G_OPTION_ARG_NONE, &gvariant,
+      "Print the value as gsettings does ('always', ['org.example.App'])", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("KEY");
   g_autoptr(GError) error = NULL;
-  g_autofree char *value = NULL;
+  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
   const SrCtlKey *key;
   int status;
 
   g_option_context_set_summary (context,
-    "Print a setting's value as gsettings prints it (the effective value:\n"
-    "an administrator's lock or system default included).");
+    "Print a setting's value in force (an administrator's lock or system\n"
+    "default included): always, true, 30; a list one item a line. With\n"
+    "--gvariant as gsettings prints it, which \"set\" reads back.");
+  g_option_context_add_main_entries (context, entries, NULL);
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;
   if (argc != 2)
     return sr_ctl_usage_error ("get", "“get” takes one setting key");
+  if (json && gvariant)
+    return sr_ctl_usage_error ("get", "--json and --gvariant are two different forms: give one");
   key = sr_ctl_key_lookup (argv[1], &error);
   if (key == NULL)
     return sr_ctl_fail (error);
 
   if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
-  value = key_value_text (ctl, key);
+  value = sr_policy_client_dup_value (ctl->client, key->key);
   if (value == NULL)
     {
       g_set_error (&error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                    "The service did not tell the value of “%s”", key->key);
       return sr_ctl_fail (error);
     }
-  g_print ("%s\n", value);
+  if (json)
+    {
+      SrJson writer;
+
+      sr_json_init (&writer, out);
+      sr_json_begin_object (&writer);
+      sr_json_key (&writer, "key");
+      sr_json_string (&writer, key->key);
+      sr_ctl_key_json_fields (&writer, value, sr_policy_client_is_locked (ctl->client, key->key));
+      sr_json_end_object (&writer);
+    }
+  else
+    {
+      g_autofree char *text = gvariant ? g_variant_print (value, FALSE) : sr_ctl_value_plain (value);
+
+      /* An empty list is no line at all. */
+      if (*text != '\0' || gvariant)
+        g_string_append_printf (out, "%s\n", text);
+    }
+  sr_ctl_print (out);
+  return SR_CTL_EXIT_OK;
+}
+
+/* What "gsettings reset" does, through the service: polkit and the
+ * administrator's locks apply, and the switch resets with GNOME's. */
+int
+sr_ctl_cmd_reset (SrCtl  *ctl,
+                  int     argc,
+                  char  **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new ("KEY");
+  g_autoptr(GError) error = NULL;
+  const SrCtlKey *key;
+  int status;
+
+  g_option_context_set_summary (context,
+    "Put a setting back to its default (the administrator's, where the system\n"
+    "sets one) through the service, so that the administrator's locks and polkit\n"
+    "apply. Resetting \"enabled\" resets GNOME's own switch with it.");
+  if (!sr_ctl_parse_options (context, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return sr_ctl_usage_error ("reset", "“reset” takes one setting key");
+  key = sr_ctl_key_lookup (argv[1], &error);
+  if (key == NULL)
+    return sr_ctl_fail (error);
+
+  if (!sr_ctl_connect (ctl, &error))
+    return sr_ctl_fail (error);
+  if (sr_policy_client_get_version (ctl->client) < 3)
+    {
+      g_set_error (&error, SR_ERROR, SR_ERROR_FAILED,
+                   "The running service (interface version %u) cannot reset a setting; "
+                   "version 3 can. Nothing was changed.",
+                   sr_policy_client_get_version (ctl->client));
+      return sr_ctl_fail (error);
+    }
+  if (!sr_policy_client_reset_setting_sync (ctl->client, key->key, sr_ctl_call_flags (ctl),
+                                            NULL, &error))
+    return sr_ctl_fail (error);
   return SR_CTL_EXIT_OK;
 }
 
@@ -285,6 +184,40 @@ sr_ctl_cmd_set (SrCtl  *ctl,
   return SR_CTL_EXIT_OK;
 }
 
+/* For an app that was excluded already, the call forgets nothing (only a
+ * newly excluded app's saved sessions are cleared): say what there is.
+ * Saved sessions may be there all the same, written by an owner that did
+ * not ask; without the right to list them, nothing is claimed. */
+static void
+print_already_excluded (SrCtl      *ctl,
+                        const char *app_id,
+                        gboolean    by_admin)
+{
+  const char *who = by_admin ? " by the administrator" : "";
+  char *wanted[] = { (char *) app_id, NULL };
+  g_autoptr(GVariant) apps = NULL;
+  g_autoptr(GArray) rows = NULL;
+  const SrCtlStoredApp *row;
+
+  apps = sr_policy_client_list_stored_state_sync (ctl->client, SR_CALL_FLAGS_NONE, NULL, NULL);
+  if (apps == NULL)
+    {
+      g_print ("%s: already excluded%s\n", app_id, who);
+      return;
+    }
+  rows = sr_ctl_stored_apps (ctl, apps, wanted);
+  row = &g_array_index (rows, SrCtlStoredApp, 0);
+  if (!row->stored)
+    g_print ("%s: already excluded%s; it has no saved sessions\n", app_id, who);
+  else
+    {
+      g_autofree char *size = g_format_size (row->bytes);
+      g_print ("%s: already excluded%s, but it has saved sessions (%s) that it wrote "
+               "without asking; “session-restore-ctl clear %s” forgets them\n",
+               app_id, who, size, app_id);
+    }
+}
+
 /* "exclude" and "include" are one command with two names. */
 int
 sr_ctl_cmd_exclude (SrCtl  *ctl,
@@ -294,7 +227,6 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
   gboolean exclude = g_str_equal (argv[0], "exclude");
   g_autoptr(GOptionContext) context = g_option_context_new ("APP…");
   g_autoptr(GError) error = NULL;
-  const char *const *admin;
   int status;
 
   g_option_context_set_summary (context, exclude
@@ -309,16 +241,23 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
 
   if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
-  admin = sr_policy_client_get_admin_excluded_apps (ctl->client);
 
   for (int i = 1; i < argc; i++)
     {
+      /* Read before the call, which changes them. */
+      gboolean by_user = g_strv_contains (sr_policy_client_get_excluded_apps (ctl->client),
+                                          argv[i]);
+      gboolean by_admin = g_strv_contains (sr_policy_client_get_admin_excluded_apps (ctl->client),
+                                           argv[i]);
+
       if (!sr_policy_client_set_app_excluded_sync (ctl->client, argv[i], exclude,
                                                    sr_ctl_call_flags (ctl), NULL, &error))
         return sr_ctl_fail (error);
-      if (exclude)
+      if (exclude && (by_user || by_admin))
+        print_already_excluded (ctl, argv[i], by_admin && !by_user);
+      else if (exclude)
         g_print ("%s: excluded; its saved state was forgotten\n", argv[i]);
-      else if (g_strv_contains (admin, argv[i]))
+      else if (by_admin)
         g_print ("%s: included by you, but still excluded by the administrator\n", argv[i]);
       else
         g_print ("%s: included\n", argv[i]);

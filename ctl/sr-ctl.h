@@ -52,11 +52,17 @@ gboolean   sr_ctl_parse_options    (GOptionContext   *context,
 gboolean   sr_ctl_validate_app_ids (char            **app_ids,
                                     GError          **error);
 
-/* sr-ctl-settings.c */
+/* sr-ctl-status.c */
 int sr_ctl_cmd_status  (SrCtl *ctl, int argc, char **argv);
+
+/* sr-ctl-settings.c */
 int sr_ctl_cmd_get     (SrCtl *ctl, int argc, char **argv);
 int sr_ctl_cmd_set     (SrCtl *ctl, int argc, char **argv);
+int sr_ctl_cmd_reset   (SrCtl *ctl, int argc, char **argv);
 int sr_ctl_cmd_exclude (SrCtl *ctl, int argc, char **argv);
+
+/* sr-ctl-recovery.c */
+int sr_ctl_cmd_reset_crash_guard (SrCtl *ctl, int argc, char **argv);
 
 /* sr-ctl-list.c, sr-ctl-clear.c */
 int sr_ctl_cmd_list    (SrCtl *ctl, int argc, char **argv);

@@ -775,3 +775,112 @@ sr_policy_client_reset_crash_guard_finish (SrPolicyClient  *self,
 
   return reply != NULL;
 }
+
+/**
+ * sr_policy_client_reset_crash_guard_sync:
+ * @self: a client
+ * @app_id: the application id
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_reset_crash_guard_async(), blocking.
+ *
+ * Returns: %TRUE if the crashes were forgotten
+ */
+gboolean
+sr_policy_client_reset_crash_guard_sync (SrPolicyClient  *self,
+                                         const char      *app_id,
+                                         SrCallFlags      flags,
+                                         GCancellable    *cancellable,
+                                         GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), FALSE);
+  g_return_val_if_fail (app_id != NULL, FALSE);
+  reply = call_sync (self, "ResetCrashGuard", g_variant_new ("(s)", app_id), "()", flags,
+                     cancellable, error);
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_reset_setting_async:
+ * @self: a client
+ * @key: a key of the org.gnome.SessionRestore GSettings schema, except
+ *   "admin-excluded-apps"
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @callback: called once the default is back in force
+ * @user_data: for @callback
+ *
+ * Puts a setting back to its default, the administrator's where the
+ * system dconf database sets one (`ResetSetting`; polkit action
+ * `org.gnome.SessionRestore.configure`; since version 3 of the service).
+ * Unlike `gsettings reset`, the administrator's locks and polkit apply:
+ * a locked key is #SR_ERROR_LOCKED, and nothing changes. Resetting
+ * "enabled" resets GNOME's org.gnome.desktop.session "save-restore" too,
+ * where that key is installed.
+ */
+void
+sr_policy_client_reset_setting_async (SrPolicyClient      *self,
+                                      const char          *key,
+                                      SrCallFlags          flags,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (key != NULL);
+  call_async (self, sr_policy_client_reset_setting_async, "ResetSetting",
+              g_variant_new ("(s)", key), "()", flags, cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_reset_setting_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_reset_setting_async().
+ *
+ * Returns: %TRUE if the setting is back to its default
+ */
+gboolean
+sr_policy_client_reset_setting_finish (SrPolicyClient  *self,
+                                       GAsyncResult    *result,
+                                       GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_reset_setting_async,
+                                           error);
+
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_reset_setting_sync:
+ * @self: a client
+ * @key: a settings key
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_reset_setting_async(), blocking.
+ *
+ * Returns: %TRUE if the setting is back to its default
+ */
+gboolean
+sr_policy_client_reset_setting_sync (SrPolicyClient  *self,
+                                     const char      *key,
+                                     SrCallFlags      flags,
+                                     GCancellable    *cancellable,
+                                     GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+  reply = call_sync (self, "ResetSetting", g_variant_new ("(s)", key), "()", flags,
+                     cancellable, error);
+  return reply != NULL;
+}

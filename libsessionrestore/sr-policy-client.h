@@ -252,5 +252,28 @@ SR_AVAILABLE_IN_ALL
 gboolean         sr_policy_client_reset_crash_guard_finish (SrPolicyClient      *self,
                                                              GAsyncResult        *result,
                                                              GError             **error);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_reset_crash_guard_sync   (SrPolicyClient      *self,
+                                                             const char          *app_id,
+                                                             SrCallFlags          flags,
+                                                             GCancellable        *cancellable,
+                                                             GError             **error);
+SR_AVAILABLE_IN_ALL
+void             sr_policy_client_reset_setting_async  (SrPolicyClient      *self,
+                                                         const char          *key,
+                                                         SrCallFlags          flags,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_reset_setting_finish (SrPolicyClient      *self,
+                                                         GAsyncResult        *result,
+                                                         GError             **error);
+SR_AVAILABLE_IN_ALL
+gboolean         sr_policy_client_reset_setting_sync   (SrPolicyClient      *self,
+                                                         const char          *key,
+                                                         SrCallFlags          flags,
+                                                         GCancellable        *cancellable,
+                                                         GError             **error);
 
 G_END_DECLS

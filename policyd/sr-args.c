@@ -44,6 +44,17 @@ sr_args_check_set_setting (SrSettings  *settings,
 }
 
 gboolean
+sr_args_check_reset_setting (SrSettings  *settings,
+                             GVariant    *params,
+                             GError     **error)
+{
+  const char *key;
+
+  g_variant_get (params, "(&s)", &key);
+  return sr_settings_check_reset (settings, key, error);
+}
+
+gboolean
 sr_args_check_set_app_excluded (SrSettings  *settings,
                                 GVariant    *params,
                                 GError     **error)

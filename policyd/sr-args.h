@@ -19,6 +19,9 @@ gboolean sr_args_check_app_id           (SrSettings  *settings,
 gboolean sr_args_check_set_setting      (SrSettings  *settings,
                                          GVariant    *params,
                                          GError     **error);
+gboolean sr_args_check_reset_setting    (SrSettings  *settings,
+                                         GVariant    *params,
+                                         GError     **error);
 gboolean sr_args_check_set_app_excluded (SrSettings  *settings,
                                          GVariant    *params,
                                          GError     **error);

@@ -235,6 +235,25 @@ run_set_setting (gpointer               owner,
     sr_stored_state_return_when_settled (self->stores, invocation);
 }
 
+/* As SetSetting: the settings change, and so may what is stored (the
+ * switch reset to a site's "off" clears everything). */
+static void
+run_reset_setting (gpointer               owner,
+                   SrCaller              *caller,
+                   GVariant              *params,
+                   GDBusMethodInvocation *invocation)
+{
+  SrDaemon *self = owner;
+  g_autoptr(GError) error = NULL;
+  const char *key;
+
+  g_variant_get (params, "(&s)", &key);
+  if (!sr_settings_reset (self->settings, key, &error))
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    sr_stored_state_return_when_settled (self->stores, invocation);
+}
+
 static void
 run_set_app_excluded (gpointer               owner,
                       SrCaller              *caller,
@@ -345,6 +364,7 @@ static const SrMethod methods[] = {
   { "CheckRestore", NULL, TRUE, sr_args_check_app_id, run_check_restore },
   { "NoteExit", NULL, TRUE, sr_args_check_app_id, run_note_exit },
   { "SetSetting", SR_ACTION_CONFIGURE, FALSE, sr_args_check_set_setting, run_set_setting },
+  { "ResetSetting", SR_ACTION_CONFIGURE, FALSE, sr_args_check_reset_setting, run_reset_setting },
   { "SetAppExcluded", SR_ACTION_CONFIGURE, FALSE, sr_args_check_set_app_excluded,
     run_set_app_excluded },
   { "ResetCrashGuard", SR_ACTION_CONFIGURE, FALSE, sr_args_check_app_id, run_reset_crash_guard },

@@ -348,17 +348,12 @@ sr_settings_get_property (SrSettings *self,
   return NULL;
 }
 
-/* Everything short of polkit: the key exists and is the user's, the value
- * has the key's type and range, and the key is not locked. */
-gboolean
-sr_settings_check_set (SrSettings  *self,
-                       const char  *key,
-                       GVariant    *value,
-                       GError     **error)
+/* The key exists and is the user's to change. */
+static gboolean
+check_user_key (SrSettings  *self,
+                const char  *key,
+                GError     **error)
 {
-  g_autoptr(GSettingsSchemaKey) schema_key = NULL;
-  const GVariantType *type;
-
   if (!g_settings_schema_has_key (self->schema, key))
     {
       g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
@@ -373,6 +368,36 @@ sr_settings_check_set (SrSettings  *self,
                            "in the system dconf database");
       return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+check_writable (SrSettings  *self,
+                const char  *key,
+                GError     **error)
+{
+  if (!key_is_writable (self, key))
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
+                   "“%s” is locked by the administrator", key);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Everything short of polkit: the key exists and is the user's, the value
+ * has the key's type and range, and the key is not locked. */
+gboolean
+sr_settings_check_set (SrSettings  *self,
+                       const char  *key,
+                       GVariant    *value,
+                       GError     **error)
+{
+  g_autoptr(GSettingsSchemaKey) schema_key = NULL;
+  const GVariantType *type;
+
+  if (!check_user_key (self, key, error))
+    return FALSE;
 
   schema_key = g_settings_schema_get_key (self->schema, key);
   type = g_settings_schema_key_get_value_type (schema_key);
@@ -407,14 +432,17 @@ sr_settings_check_set (SrSettings  *self,
       return FALSE;
     }
 
-  if (!key_is_writable (self, key))
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
-                   "“%s” is locked by the administrator", key);
-      return FALSE;
-    }
+  return check_writable (self, key, error);
+}
 
-  return TRUE;
+/* As sr_settings_check_set(), for a reset: the key exists, is the
+ * user's, and is not locked. */
+gboolean
+sr_settings_check_reset (SrSettings  *self,
+                         const char  *key,
+                         GError     **error)
+{
+  return check_user_key (self, key, error) && check_writable (self, key, error);
 }
 
 static void
@@ -488,6 +516,78 @@ sr_settings_set (SrSettings  *self,
     {
       g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
                    "“%s” could not be written: it is locked", key);
+      return FALSE;
+    }
+
+  g_settings_sync ();
+  return TRUE;
+}
+
+/* Whether @key of @settings has no value of the user's now: dconf refuses
+ * the reset of a key locked meanwhile, and g_settings_reset() does not
+ * say so; a reset it took shows at once, before it reaches the disk. */
+static gboolean
+user_value_gone (GSettings  *settings,
+                 const char *key)
+{
+  g_autoptr(GVariant) value = g_settings_get_user_value (settings, key);
+
+  return value == NULL;
+}
+
+/* The pair back to the defaults (the site database's, where it has
+ * them), on the terms of set_both_switches(): straight through, the
+ * handlers held, and the first undone should the second be refused. */
+static gboolean
+reset_both_switches (SrSettings *self)
+{
+  g_autoptr(GVariant) was = g_settings_get_user_value (self->settings, "enabled");
+  gboolean written;
+
+  block_changes (self, TRUE);
+  g_settings_reset (self->settings, "enabled");
+  written = user_value_gone (self->settings, "enabled");
+  if (written)
+    {
+      g_settings_reset (self->desktop, DESKTOP_KEY);
+      if (!user_value_gone (self->desktop, DESKTOP_KEY))
+        {
+          if (was != NULL)
+            g_settings_set_value (self->settings, "enabled", was);
+          written = FALSE;
+        }
+    }
+  block_changes (self, FALSE);
+  refresh (self);
+  return written;
+}
+
+/* Removes the user's value, so that the default is in force (the site
+ * database's, where it sets one), and waits until dconf has it, as
+ * sr_settings_set() does. */
+gboolean
+sr_settings_reset (SrSettings  *self,
+                   const char  *key,
+                   GError     **error)
+{
+  gboolean written;
+
+  /* A lock may have arrived while polkit was being asked. */
+  if (!sr_settings_check_reset (self, key, error))
+    return FALSE;
+
+  if (self->desktop != NULL && g_str_equal (key, "enabled"))
+    written = reset_both_switches (self);
+  else
+    {
+      g_settings_reset (self->settings, key);
+      written = user_value_gone (self->settings, key);
+    }
+
+  if (!written)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_LOCKED,
+                   "“%s” could not be reset: it is locked", key);
       return FALSE;
     }
 

@@ -28,6 +28,12 @@ gboolean        sr_settings_set               (SrSettings          *self,
                                                const char          *key,
                                                GVariant            *value,
                                                GError             **error);
+gboolean        sr_settings_check_reset       (SrSettings          *self,
+                                               const char          *key,
+                                               GError             **error);
+gboolean        sr_settings_reset             (SrSettings          *self,
+                                               const char          *key,
+                                               GError             **error);
 gboolean        sr_settings_check_include     (SrSettings          *self,
                                                const char          *app_id,
                                                GError             **error);

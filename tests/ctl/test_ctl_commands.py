@@ -5,11 +5,12 @@ import json
 import os
 import pty
 import subprocess
+import sys
 import time
 
-from ctltest import ASK, CTL, DENIED, INVALID, LOCKED, OK, CtlTestCase, Lines
+from ctltest import ASK, CTL, DENIED, INVALID, LOCKED, NOT_ALLOWED, OK, CtlTestCase, Lines
 from simulator import Simulator
-from srtest import RESTORE, USEC_PER_DAY, GLib, files_under, now_us
+from srtest import RECOVER, RESTORE, USEC_PER_DAY, GLib, files_under, now_us
 
 A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
 
@@ -23,7 +24,7 @@ class StatusTest(CtlTestCase):
         sim.save(A, '1')
         sim.save(B, '1')
         out = self.assertCtl(OK, 'status').stdout
-        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 2\)')
+        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 3\)')
         self.assertRegex(out, r'Saved sessions: +2 apps, \d+')
         lines = {line.split()[0]: line for line in out.splitlines() if line}
         self.assertRegex(lines['max-age-days'], r'^max-age-days +5 +locked by the administrator$')
@@ -39,10 +40,45 @@ class StatusTest(CtlTestCase):
         self.assertCtl(LOCKED, 'set', 'max-age-days', '7')
         self.assertEqual(self.s.gsettings_value('max-age-days'), 5)
 
+    def test_no_command_is_status(self):
+        Simulator(self.s).save(A, '1')
+        # As systemctl and powerprofilesctl: the overview, not a usage error.
+        self.assertEqual(self.assertCtl(OK).stdout, self.assertCtl(OK, 'status').stdout)
+
+    def test_status_json(self):
+        sim = Simulator(self.s)
+        sim.save(A, '1')
+        sim.save(B, '1', payload=b'x' * 100)
+        listing = self.s.list_state()
+        doc = json.loads(self.assertCtl(OK, 'status', '--json').stdout)
+        self.assertEqual(doc['service'], {'state': 'running', 'bus_name': self.s.bus.call_sync(
+            'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetNameOwner',
+            GLib.Variant('(s)', ('org.gnome.SessionRestore.Policy',)), None, 0, 5000, None).unpack()[0],
+            'pid': self.s.policyd.pid, 'version': 3})
+        self.assertEqual(doc['saved_sessions'], {
+            'apps': 2, 'bytes': sum(i['bytes'] for i in listing.values()), 'complete': True,
+            'not_shown': None})
+        # The simulator asked before saving: a consumer, named, with its time.
+        self.assertEqual(len(doc['consumers']), 1)
+        consumer = doc['consumers'][0]
+        self.assertEqual(consumer['sandbox'], None)
+        self.assertEqual(consumer['program'], os.path.basename(os.path.realpath(sys.executable)))
+        self.assertLess(abs(consumer['last_asked_usec'] - now_us()), 600 * 1000000)
+        self.assertEqual(consumer['last_asked'], time.strftime(
+            '%Y-%m-%dT%H:%M:%SZ', time.gmtime(consumer['last_asked_usec'] // 1000000)))
+        # Every setting, its value in force as JSON, and its lock.
+        self.assertEqual(doc['settings']['max-age-days'], {'value': 5, 'locked': True})
+        self.assertEqual(doc['settings']['login-restore'], {'value': 'always', 'locked': False})
+        self.assertEqual(doc['settings']['excluded-apps'], {'value': [], 'locked': False})
+        self.assertEqual(len(doc['settings']), 9)
+
     def test_status_without_the_right_to_list(self):
         self.s.set_allowed([])
         out = self.assertCtl(OK, 'status').stdout
         self.assertIn("Saved sessions:   not shown (Not allowed by the system's polkit rules", out)
+        shown = json.loads(self.assertCtl(OK, 'status', '--json').stdout)['saved_sessions']
+        self.assertEqual((shown['apps'], shown['bytes'], shown['complete']), (None, None, None))
+        self.assertIn("Not allowed by the system's polkit rules", shown['not_shown'])
 
 
 class ListTest(CtlTestCase):
@@ -241,6 +277,23 @@ class CheckTest(CtlTestCase):
         out = self.assertCtl(DENIED, 'check', A, '--reason', 'restore', '--saved-at', '1m').stdout
         self.assertIn('deny (cleared)', out)
 
+    def test_json(self):
+        doc = json.loads(self.assertCtl(OK, 'check', '--json', A).stdout)
+        self.assertEqual(doc, {'app_id': A, 'reason': 'save', 'saved_at_usec': None,
+                               'verdict': 'allow', 'why': 'allowed',
+                               'explanation': 'No setting stops it.'})
+        self.s.call('SetAppExcluded', 'sb', A, True)
+        result = self.assertCtl(DENIED, 'check', '--json', A, '--reason', 'recover',
+                                '--saved-at', '@1800000000')
+        self.assertEqual(json.loads(result.stdout), {
+            'app_id': A, 'reason': 'recover', 'saved_at_usec': 1800000000 * 1000000,
+            'verdict': 'deny', 'why': 'excluded',
+            'explanation': f'{A} is excluded (“excluded-apps”).'})
+        self.s.gsettings('set', 'login-restore', 'ask')
+        self.s.wait_until(lambda: self.s.prop('LoginRestore') == 'ask', what='ask')
+        doc = json.loads(self.assertCtl(ASK, 'check', '--json', B, '--reason', 'restore').stdout)
+        self.assertEqual((doc['verdict'], doc['why']), ('ask', 'ask'))
+
     def test_bad_input(self):
         for args, message in (
                 (('check', A, '--reason', 'reboot'), '“reboot” is not a reason'),
@@ -249,6 +302,37 @@ class CheckTest(CtlTestCase):
                 (('check', 'App!'), '“App!” is not a valid application id'),
                 (('check',), 'takes one app id')):
             self.assertIn(message, self.assertCtl(INVALID, *args).stderr, args)
+
+
+class ResetCrashGuardTest(CtlTestCase):
+    """What the panel's Allow Recovery button does."""
+
+    def crash(self, app, times=3):
+        for _ in range(times):
+            self.s.call('NoteExit', 'sb', app, False)
+        self.assertEqual(self.s.check_restore(app, RECOVER), (0, 'crash-loop'))
+
+    def test_releases_an_app_held_back(self):
+        self.crash(A)
+        self.crash(B)
+        self.assertIn('deny (crash-loop)', self.assertCtl(DENIED, 'check', A, '--reason', 'recover').stdout)
+        out = self.assertCtl(OK, 'reset-crash-guard', A).stdout
+        self.assertEqual(out, f'{A}: its crashes are forgotten; its saved sessions may be '
+                              'restored after a crash again\n')
+        self.assertEqual(self.s.check_restore(A, RECOVER), (1, 'allowed'))
+        self.assertEqual(self.s.check_restore(B, RECOVER), (0, 'crash-loop'))
+        # The other name.
+        self.assertCtl(OK, 'allow-recovery', B)
+        self.assertEqual(self.s.check_restore(B, RECOVER), (1, 'allowed'))
+
+    def test_refusals(self):
+        self.crash(A)
+        self.assertIn('takes one or more app ids', self.assertCtl(INVALID, 'allow-recovery').stderr)
+        self.assertIn('not a valid application id',
+                      self.assertCtl(INVALID, 'reset-crash-guard', 'App!').stderr)
+        self.s.set_allowed([])
+        self.assertCtl(NOT_ALLOWED, 'reset-crash-guard', A)
+        self.assertEqual(self.s.check_restore(A, RECOVER), (0, 'crash-loop'))
 
 
 class MonitorTest(CtlTestCase):
@@ -278,12 +362,16 @@ class HelpTest(CtlTestCase):
     def test_version_and_help_per_command(self):
         self.assertRegex(self.assertCtl(OK, '--version').stdout, r'^session-restore-ctl \d+\.\d+\.\d+\n$')
         overview = self.assertCtl(OK, '--help').stdout
-        for command in ('status', 'list', 'clear', 'exclude', 'include', 'get', 'set', 'check', 'monitor'):
+        for command in ('status', 'list', 'clear', 'exclude', 'include', 'reset-crash-guard',
+                        'allow-recovery', 'get', 'set', 'reset', 'check', 'monitor'):
             self.assertIn(f'  {command} ', overview)
             help_text = self.assertCtl(OK, command, '--help').stdout
             self.assertIn(f'session-restore-ctl {command} [OPTION…]', help_text)
             self.assertEqual(self.assertCtl(OK, 'help', command).stdout, help_text)
         self.assertIn('--json', self.assertCtl(OK, 'list', '--help').stdout)
         self.assertIn('--reason', self.assertCtl(OK, 'check', '--help').stdout)
+        for command in ('status', 'get', 'check'):
+            self.assertIn('--json', self.assertCtl(OK, command, '--help').stdout)
+        self.assertIn('--gvariant', self.assertCtl(OK, 'get', '--help').stdout)
         self.assertIn('There is no command “frobnicate”', self.assertCtl(INVALID, 'frobnicate').stderr)
         self.assertIn('Unknown option --frob', self.assertCtl(INVALID, 'list', '--frob').stderr)

@@ -47,11 +47,32 @@ def readme_examples():
     return [line for line in block.splitlines() if line.strip()]
 
 
-def documented_json_keys():
+def documented_json_keys(command=None):
+    """The keys the man page lists for list --json's apps, or for the
+    --json of command; nested keys as "service.state", an array's items'
+    as "consumers[].program"."""
     with open(os.path.join(SOURCE_DIR, 'man', 'session-restore-ctl.1')) as f:
         text = f.read()
-    block = text.split('are checked by tests/ctl.', 1)[1].split('end of app keys', 1)[0]
-    return re.findall(r'^\.TP\n\.B (\w+)$', block, re.M)
+    if command is None:
+        block = text.split('are checked by tests/ctl.', 1)[1].split('end of app keys', 1)[0]
+    else:
+        block = text.split(f'The {command} keys between here', 1)[1]
+        block = block.split(f'\n.\\" end of {command} keys', 1)[0]
+    return re.findall(r'^\.TP\n\.B ([\w.\[\]]+)$', block, re.M)
+
+
+def json_paths(value, prefix=''):
+    """Every key of a JSON document as the man page names it."""
+    paths = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = prefix + key
+            paths.append(path)
+            paths.extend(json_paths(item, path + '.'))
+    elif isinstance(value, list):
+        for item in value:
+            paths.extend(json_paths(item, prefix[:-1] + '[].'))
+    return paths
 
 
 class DocumentedExamplesTest(CtlTestCase):
@@ -85,6 +106,7 @@ class DocumentedExamplesTest(CtlTestCase):
             self.assertEqual(status, int(expected.group(1)) if expected else OK, f'{line}\n{output}')
         # They did what they say.
         self.assertEqual(self.s.gsettings_value('restore-after-crash'), False)
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
         self.assertEqual(self.s.gsettings_value('excluded-apps'), ['org.gnome.Terminal'])
 
 
@@ -108,6 +130,35 @@ class JsonKeysTest(CtlTestCase):
             self.assertIn(f'<code>{key}</code>', page)
 
 
+class OtherJsonKeysTest(CtlTestCase):
+    """status, get and check --json: the keys are the man page's."""
+
+    def test_get(self):
+        keys = documented_json_keys('get')
+        self.assertEqual(keys, ['key', 'value', 'locked'])
+        self.assertEqual(list(json.loads(self.ctl('get', '--json', 'enabled').stdout)), keys)
+
+    def test_check(self):
+        keys = documented_json_keys('check')
+        self.assertIn('verdict', keys)
+        for args in (('org.example.Alpha',), ('org.example.Alpha', '--reason', 'recover',
+                                               '--saved-at', '1d')):
+            self.assertEqual(list(json.loads(self.ctl('check', '--json', *args).stdout)), keys)
+
+    def test_status(self):
+        keys = documented_json_keys('status')
+        self.assertIn('service.state', keys)
+        Simulator(self.s).save('org.example.Alpha')   # a consumer, to name
+        doc = json.loads(self.ctl('status', '--json').stdout)
+        self.assertTrue(doc['consumers'])
+        # Per setting: what get --json prints but the key, which names it.
+        setting_keys = documented_json_keys('get')[1:]
+        for value in doc['settings'].values():
+            self.assertEqual(list(value), setting_keys)
+        paths = [path for path in dict.fromkeys(json_paths(doc)) if not path.startswith('settings.')]
+        self.assertEqual(paths, keys)
+
+
 class CompletionTest(CtlTestCase):
     def complete(self, *words):
         """What bash completes for the words, the last being the one typed."""
@@ -128,6 +179,15 @@ class CompletionTest(CtlTestCase):
         self.assertEqual(self.complete('set', 'enabled', 'f'), ['false'])
         self.assertEqual(self.complete('check', 'org.example.Alpha', '--reason', 're'), ['recover', 'restore'])
         self.assertEqual(self.complete('list', '--'), ['--help', '--json'])
+        self.assertEqual(self.complete('status', '--'), ['--help', '--json'])
+        self.assertEqual(self.complete('get', '--'), ['--gvariant', '--help', '--json'])
+        self.assertEqual(self.complete('check', '--'), ['--help', '--json', '--reason', '--saved-at'])
+        self.assertEqual(self.complete('res'), ['reset', 'reset-crash-guard'])
+        self.assertEqual(self.complete('a'), ['allow-recovery'])
+        self.assertEqual(self.complete('reset', 'crash-loop-'),
+                         ['crash-loop-threshold', 'crash-loop-window'])
+        self.assertEqual(self.complete('reset', 'enabled', ''), [])
+        self.assertEqual(self.complete('help', 'reset'), ['reset', 'reset-crash-guard'])
         sim = Simulator(self.s)
         sim.save('org.example.Alpha')
         sim.save('org.example.Beta')
@@ -135,6 +195,8 @@ class CompletionTest(CtlTestCase):
         self.assertEqual(self.complete('clear', 'org.example.'),
                          ['org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'])
         self.assertEqual(self.complete('include', ''), ['org.example.Gamma'])
+        for command in ('reset-crash-guard', 'allow-recovery'):
+            self.assertEqual(self.complete(command, 'org.example.A'), ['org.example.Alpha'])
 
 
 class InstallTest(unittest.TestCase):

@@ -1,6 +1,7 @@
 """Named errors become one-line messages and distinct exit statuses: a
 locked key, polkit's refusal (mock and the real polkitd), polkit gone, the
 service absent (and started by D-Bus activation when it can be)."""
+import json
 import os
 import subprocess
 import time
@@ -136,18 +137,27 @@ class RealPolkitTest(CtlTestCase):
                       result.stderr)
         self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
         self.assertCtl(NOT_ALLOWED, 'list', user='nobody')
+        # Unlike "gsettings reset", "reset" asks polkit too.
+        self.assertCtl(NOT_ALLOWED, 'reset', 'max-age-days', user='nobody')
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 7)
+        self.assertCtl(NOT_ALLOWED, 'reset-crash-guard', A, user='nobody')
 
 
 class ServiceAbsentTest(CtlTestCase):
     start = False
 
     def test_absent(self):
-        for args in (('status',), ('list', '--json'), ('get', 'enabled'), ('set', 'enabled', 'false'),
-                     ('check', A), ('clear', '--yes'), ('monitor',), ('exclude', A)):
+        for args in ((), ('status',), ('status', '--json'), ('list', '--json'), ('get', 'enabled'),
+                     ('set', 'enabled', 'false'), ('reset', 'enabled'), ('check', A),
+                     ('check', '--json', A), ('clear', '--yes'), ('monitor',), ('exclude', A),
+                     ('reset-crash-guard', A)):
             result = self.assertCtl(UNAVAILABLE, *args)
             self.assertIn('The Session Restore service (org.gnome.SessionRestore.Policy) is not '
                           'running and could not be started', result.stderr)
         self.assertEqual(self.ctl('status').stdout, 'Service:          not running\n')
+        # A script reading JSON gets JSON, and the exit status.
+        self.assertEqual(json.loads(self.ctl('status', '--json').stdout), {'service': {
+            'state': 'missing', 'bus_name': None, 'pid': None, 'version': None}})
         self.assertEqual(self.s.gsettings_value('enabled'), True)
 
     def test_activation_is_tried_first(self):

@@ -9,7 +9,7 @@ import pty
 import subprocess
 import time
 
-from ctltest import CTL, OK, CtlTestCase, Lines
+from ctltest import CTL, FAILED, OK, CtlTestCase, Lines
 from srtest import BUS_NAME, IFACE, OBJECT_PATH, PYTHON, Gio, GLib
 
 A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
@@ -74,6 +74,12 @@ class StandInTest(CtlTestCase):
                       'org.example.App (flatpak app, just now)\n', out)
         self.assertIn('interface version 2', out)
         self.assertIn('Saved sessions:   2 apps, 300 bytes', out)
+
+    def test_reset_needs_version_3(self):
+        # Older than ResetSetting: said in words, nothing sent.
+        result = self.assertCtl(FAILED, 'reset', 'max-age-days')
+        self.assertIn('The running service (interface version 2) cannot reset a setting',
+                      result.stderr)
 
     def test_list_shows_the_new_fields(self):
         doc = json.loads(self.assertCtl(OK, 'list', '--json').stdout)

@@ -1,28 +1,71 @@
-"""get, set, exclude and include against a real policyd and real dconf, and
+"""get, set, reset, exclude and include against a real policyd and real dconf, and
 the words the shell's completion asks the tool for (test_ctl_docs runs the
 completion itself); the other commands are test_ctl_commands'."""
+import json
 import os
 
-from ctltest import INVALID, OK, UNAVAILABLE, CtlTestCase
+from ctltest import INVALID, LOCKED, NOT_ALLOWED, OK, UNAVAILABLE, CtlTestCase
 from simulator import Simulator
+from srtest import DESKTOP_SCHEMA, now_us
 
 A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
 
 
 class SettingsTest(CtlTestCase):
     def test_get_and_set_every_kind_of_value(self):
-        for key, text, value, shown in (
-                ('enabled', 'false', False, 'false'),
-                ('login-restore', 'ask', 'ask', "'ask'"),
-                ('login-restore', "'never'", 'never', "'never'"),
-                ('max-age-days', '-1', -1, '-1'),
-                ('max-age-days', '12', 12, '12'),
-                ('crash-loop-threshold', '0', 0, '0'),
-                ('crash-loop-window', '300', 300, '300'),
-                ('excluded-apps', f"['{A}', '{B}']", [A, B], f"['{A}', '{B}']")):
+        # key, what "set" is given, the value, what "get" prints, and
+        # "get --gvariant" (gsettings' form, which "set" reads back).
+        for key, text, value, plain, gvariant in (
+                ('enabled', 'false', False, 'false', 'false'),
+                ('login-restore', 'ask', 'ask', 'ask', "'ask'"),
+                ('login-restore', "'never'", 'never', 'never', "'never'"),
+                ('max-age-days', '-1', -1, '-1', '-1'),
+                ('max-age-days', '12', 12, '12', '12'),
+                ('crash-loop-threshold', '0', 0, '0', '0'),
+                ('crash-loop-window', '300', 300, '300', '300'),
+                ('excluded-apps', f"['{A}', '{B}']", [A, B], f'{A}\n{B}', f"['{A}', '{B}']"),
+                ('excluded-apps', '[]', [], None, '[]')):
             self.assertCtl(OK, 'set', key, text)
             self.assertEqual(self.s.gsettings_value(key), value, key)
-            self.assertEqual(self.assertCtl(OK, 'get', key).stdout, shown + '\n')
+            # An empty list is no line at all.
+            self.assertEqual(self.assertCtl(OK, 'get', key).stdout,
+                             plain + '\n' if plain is not None else '')
+            self.assertEqual(self.assertCtl(OK, 'get', '--gvariant', key).stdout, gvariant + '\n')
+            self.assertEqual(json.loads(self.assertCtl(OK, 'get', '--json', key).stdout),
+                             {'key': key, 'value': value, 'locked': False})
+            # The old form goes back in as it came out.
+            self.assertCtl(OK, 'set', key, gvariant)
+            self.assertEqual(self.s.gsettings_value(key), value, key)
+
+    def test_get_escapes_what_gsettings_wrote(self):
+        # Not an app id, so not through the service: gsettings takes
+        # anything, and one item must stay one line.
+        self.s.gsettings('set', 'excluded-apps', "['two\\nlines', 'org.example.Alpha']")
+        self.s.wait_until(lambda: len(self.s.prop('ExcludedApps')) == 2, what='the list')
+        self.assertEqual(self.assertCtl(OK, 'get', 'excluded-apps').stdout,
+                         'two\\nlines\norg.example.Alpha\n')
+        self.assertIn('--json and --gvariant', self.assertCtl(
+            INVALID, 'get', '--json', '--gvariant', 'enabled').stderr)
+
+    def test_reset(self):
+        self.assertCtl(OK, 'set', 'max-age-days', '12')
+        self.assertCtl(OK, 'set', 'enabled', 'false')
+        self.assertEqual(self.assertCtl(OK, 'reset', 'max-age-days').stdout, '')
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+        self.assertEqual(self.assertCtl(OK, 'get', 'max-age-days').stdout, '30\n')
+        # The switch resets with GNOME's, which "set" wrote with it.
+        self.assertCtl(OK, 'reset', 'enabled')
+        self.assertEqual(self.s.gsettings_value('enabled'), True)
+        self.assertEqual(self.s.gsettings_value('save-restore', DESKTOP_SCHEMA), True)
+        self.assertIn('There is no setting “nope”', self.assertCtl(INVALID, 'reset', 'nope').stderr)
+        self.assertIn('set by the administrator',
+                      self.assertCtl(INVALID, 'reset', 'admin-excluded-apps').stderr)
+        self.assertIn('takes one setting key', self.assertCtl(INVALID, 'reset').stderr)
+        # Unlike "gsettings reset", polkit applies.
+        self.assertCtl(OK, 'set', 'crash-loop-window', '60')
+        self.s.set_allowed([])
+        self.assertIn("Not allowed", self.assertCtl(NOT_ALLOWED, 'reset', 'crash-loop-window').stderr)
+        self.assertEqual(self.s.gsettings_value('crash-loop-window'), 60)
 
     def test_bad_values_change_nothing(self):
         for args, message in (
@@ -56,11 +99,35 @@ class SettingsTest(CtlTestCase):
         self.assertEqual(self.s.check_save(A), (0, 'excluded'))
         self.assertEqual(self.assertCtl(OK, 'include', A).stdout, f'{A}: included\n')
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
+        # Excluded already, nothing stored: it says so, in words.
+        self.assertCtl(OK, 'exclude', A)
+        self.assertEqual(self.assertCtl(OK, 'exclude', A).stdout,
+                         f'{A}: already excluded; it has no saved sessions\n')
+        # Saved sessions an owner wrote without asking are not forgotten
+        # by a second exclude: it says what to do.
+        sim.memory[A] = {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}
+        sim.write_back()
+        out = self.assertCtl(OK, 'exclude', A).stdout
+        self.assertRegex(out, rf'^{A}: already excluded, but it has saved sessions \(\d+ bytes\) '
+                         rf'that it wrote without asking; “session-restore-ctl clear {A}” forgets them\n$')
+        self.assertCtl(OK, 'include', A)
         # A bad id among good ones: nothing is done.
         result = self.assertCtl(INVALID, 'exclude', B, 'org.example/../etc')
         self.assertIn('The app id contains “/” or “..”', result.stderr)
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
         self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
+
+
+class ResetLockedTest(CtlTestCase):
+    site = {'login-restore': 'never'}
+    locks = ('login-restore',)
+
+    def test_locked(self):
+        self.assertIn('locked by the administrator',
+                      self.assertCtl(LOCKED, 'reset', 'login-restore').stderr)
+        self.assertEqual(self.assertCtl(OK, 'get', 'login-restore').stdout, 'never\n')
+        self.assertEqual(json.loads(self.assertCtl(OK, 'get', '--json', 'login-restore').stdout),
+                         {'key': 'login-restore', 'value': 'never', 'locked': True})
 
 
 class CompleteTest(CtlTestCase):

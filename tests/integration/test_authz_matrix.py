@@ -61,6 +61,8 @@ KINDS = ('host', 'flatpak', 'snap')
 #   None: nothing (checks, listing, properties);
 #   'counters': the crash counters on disk (NoteExit, involuntary);
 #   'setting': the setting, in dconf and the property (SetSetting);
+#   'reset': the setting, changed before the call, back to its default in
+#            dconf and the property (ResetSetting);
 #   'exclude': the exclusion, and the app's stored state is gone (SetAppExcluded);
 #   'clear': the stored state is gone and a clear point is written (Clear).
 METHODS = {
@@ -72,6 +74,7 @@ METHODS = {
     'NoteExit(other)': (IFACE, 'NoteExit', '(sb)', (OTHER_APP, False), 'counters'),
     'SetSetting': (IFACE, 'SetSetting', '(sv)', ('restore-on-launch', GLib.Variant('b', False)),
                    'setting'),
+    'ResetSetting': (IFACE, 'ResetSetting', '(s)', ('restore-on-launch',), 'reset'),
     'SetAppExcluded(own)': (IFACE, 'SetAppExcluded', '(sb)', ('{own}', True), 'exclude'),
     'SetAppExcluded(other)': (IFACE, 'SetAppExcluded', '(sb)', (OTHER_APP, True), 'exclude'),
     'ListStoredState': (IFACE, 'ListStoredState', None, (), None),
@@ -102,7 +105,7 @@ _ROWS = {
         'CheckSave(own)': _ALWAYS, 'CheckSave(other)': _ALWAYS,
         'CheckRestore(own)': _ALWAYS, 'CheckRestore(other)': _ALWAYS,
         'NoteExit(own)': _ALWAYS, 'NoteExit(other)': _ALWAYS,
-        'SetSetting': _POLKIT,
+        'SetSetting': _POLKIT, 'ResetSetting': _POLKIT,
         'SetAppExcluded(own)': _POLKIT, 'SetAppExcluded(other)': _POLKIT,
         'ListStoredState': _POLKIT,
         'Clear(own)': _POLKIT, 'Clear(all)': _POLKIT,
@@ -112,7 +115,7 @@ _ROWS = {
         'CheckSave(own)': _ALWAYS, 'CheckSave(other)': _NEVER,
         'CheckRestore(own)': _ALWAYS, 'CheckRestore(other)': _NEVER,
         'NoteExit(own)': _ALWAYS, 'NoteExit(other)': _NEVER,
-        'SetSetting': _NEVER,
+        'SetSetting': _NEVER, 'ResetSetting': _NEVER,
         'SetAppExcluded(own)': _NEVER, 'SetAppExcluded(other)': _NEVER,
         'ListStoredState': _NEVER,
         'Clear(own)': _NEVER, 'Clear(all)': _NEVER,
@@ -359,6 +362,11 @@ class AuthzMatrixTest(unittest.TestCase):
 
         self.set_answer(answer)
         self.prepare()
+        if effect == 'reset':
+            # Something to reset, written as gsettings would.
+            self.s.gsettings('set', 'restore-on-launch', 'false')
+            self.s.wait_until(lambda: self.s.prop('RestoreOnLaunch') is False,
+                              what='policyd to see restore-on-launch false')
         before = self.snapshot()
         ok, result = self.callers[kind].call(iface, name, sig, args, ANSWERS[answer][1])
         self.s.round_trip()
@@ -416,6 +424,10 @@ class AuthzMatrixTest(unittest.TestCase):
             self.assertIn('restore-on-launch=false', after['dconf'])
             self.assertNotIn('restore-on-launch', before['dconf'])
             self.assertEqual(after['properties']['RestoreOnLaunch'], False)
+        elif effect == 'reset':
+            self.assertIn('restore-on-launch=false', before['dconf'])
+            self.assertNotIn('restore-on-launch', after['dconf'])
+            self.assertEqual(after['properties']['RestoreOnLaunch'], True)
         elif effect == 'exclude':
             self.assertEqual(after['properties']['ExcludedApps'], [target])
             self.assertIn(f"excluded-apps=['{target}']", after['dconf'])

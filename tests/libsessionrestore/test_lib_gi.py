@@ -140,3 +140,29 @@ class UntrustedTest(ClientTestCase):
                             ctx.exception.message)
             self.assertIn('not to be trusted', ctx.exception.message)
         self.assertEqual(fakepolicyd.calls(log), [])
+
+
+class ResetTest(ClientTestCase):
+    def test_reset_setting_sync_and_async(self):
+        client = self.client()
+        client.set_setting_sync('max-age-days', GLib.Variant('i', 7), Sr.CallFlags.NONE, None)
+        client.set_setting_sync('login-restore', GLib.Variant('s', 'never'), Sr.CallFlags.NONE, None)
+        self.assertTrue(client.reset_setting_sync('max-age-days', Sr.CallFlags.NONE, None))
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+        self.s.wait_until(lambda: client.get_max_age_days() == 30, what='notify::max-age-days')
+
+        loop = GLib.MainLoop()
+        results = []
+
+        def on_reset(source, result):
+            results.append(source.reset_setting_finish(result))
+            loop.quit()
+        client.reset_setting_async('login-restore', Sr.CallFlags.NONE, None, on_reset)
+        loop.run()
+        self.assertEqual(results, [True])
+        self.assertEqual(self.s.gsettings_value('login-restore'), 'always')
+
+        with self.assertRaises(GLib.Error) as ctx:
+            client.reset_setting_sync('no-such-key', Sr.CallFlags.NONE, None)
+        self.assertTrue(ctx.exception.matches(Sr.error_quark(), Sr.Error.INVALID_ARGS),
+                        ctx.exception.message)

@@ -505,5 +505,5 @@ class LoadTest(unittest.TestCase):
         props, values = self.s.all_props(), self.gsettings_all()
         for key, prop in ALL_KEYS.items():
             self.assertEqual(props[prop], values[key], key)
-        self.assertEqual(props['Version'], 2)
+        self.assertEqual(props['Version'], 3)
         self.assertEqual(props['LockedSettings'], [])
