@@ -12,7 +12,7 @@
  * with "." or "-". Each failure gets its own message so that a consumer
  * developer sees what is wrong.
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #define G_LOG_DOMAIN "sr-app-id"
 

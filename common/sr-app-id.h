@@ -1,6 +1,6 @@
 /* sr-app-id.h: what counts as an application id
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 

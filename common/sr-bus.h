@@ -3,7 +3,7 @@
  * The public contract of DESIGN.md; policyd, the panel, the command line
  * tool and the test tools all name it from here.
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 

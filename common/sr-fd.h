@@ -3,7 +3,7 @@
  * GLib 2.74 has no g_autofd: g_auto(SrFd) fd = open (…) closes fd when it
  * goes out of scope, and sr_fd_steal() hands it on.
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 

@@ -25,7 +25,7 @@
  * reused by a host process, is not told apart here (policyd's caller
  * cache also notes when each connection appeared).
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #define G_LOG_DOMAIN "sr-peer"
 

@@ -1,6 +1,6 @@
 /* sr-peer.h: whether a program on the bus is one to trust
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 

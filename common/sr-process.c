@@ -9,7 +9,7 @@
  * The sandbox is read as it fails closed: a root or a security label
  * that cannot be read is an error, never taken for "not sandboxed".
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #define G_LOG_DOMAIN "sr-process"
 

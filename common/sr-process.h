@@ -1,6 +1,6 @@
 /* sr-process.h: what policyd and its clients read of another process
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
