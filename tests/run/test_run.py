@@ -109,7 +109,7 @@ class RunTest(unittest.TestCase):
         result = self.in_demo('session-restore-ctl set login-restore ask')
         if can_start_polkitd():
             self.assertEqual(result.returncode, 0, result.stderr)
-            self.assertEqual(self.in_demo('session-restore-ctl get login-restore').stdout.strip(), "'ask'")
+            self.assertEqual(self.in_demo('session-restore-ctl get login-restore').stdout.strip(), 'ask')
             self.assertNotIn('read-only', self.text())
             restored = self.in_demo('gdbus call --session --dest org.gnome.SessionRestore.Policy '
                                     '--object-path /org/gnome/SessionRestore/Policy --method '
