@@ -28,17 +28,19 @@
 #define SR_POLKIT_WAIT_MS 20000
 #define SR_POLKIT_INTERACTIVE_WAIT_MS (5 * 60 * 1000)
 
-/* The verdicts of CheckSave and CheckRestore. */
-typedef enum {
-  SR_VERDICT_DENY = 0,
-  SR_VERDICT_ALLOW = 1,
-  SR_VERDICT_ASK = 2,
-} SrVerdict;
+/* The verdicts of CheckSave and CheckRestore, and the portal's restore
+ * reasons: libsessionrestore's enums. Only that header, without the rest
+ * of the library's: policyd does not link the library. */
+#ifdef SR_INSIDE_LIBSESSIONRESTORE
+#include "sr-enums.h"
+#else
+#define SR_INSIDE_LIBSESSIONRESTORE
+#include "sr-enums.h"
+#undef SR_INSIDE_LIBSESSIONRESTORE
+#endif
 
-/* The portal's restore-reason values. */
-typedef enum {
-  SR_REASON_PRISTINE = 0,
-  SR_REASON_LAUNCH = 1,
-  SR_REASON_RECOVER = 2,
-  SR_REASON_RESTORE = 3,
-} SrRestoreReason;
+/* policyd's names for the restore reasons. */
+#define SR_REASON_PRISTINE SR_RESTORE_REASON_PRISTINE
+#define SR_REASON_LAUNCH SR_RESTORE_REASON_LAUNCH
+#define SR_REASON_RECOVER SR_RESTORE_REASON_RECOVER
+#define SR_REASON_RESTORE SR_RESTORE_REASON_RESTORE

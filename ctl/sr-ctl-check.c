@@ -86,9 +86,7 @@ static const char *
 lock_note (SrCtl      *ctl,
            const char *key)
 {
-  const char *const *locked = sr_dbus_policy_get_locked_settings (ctl->proxy);
-
-  if (locked != NULL && g_strv_contains (locked, key))
+  if (sr_policy_client_is_locked (ctl->client, key))
     return ", locked by the administrator";
   return "";
 }
@@ -107,8 +105,8 @@ explain (SrCtl      *ctl,
                             lock_note (ctl, "enabled"));
   if (g_str_equal (why, "excluded"))
     {
-      const char *const *admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
-      if (admin != NULL && g_strv_contains (admin, app_id))
+      const char *const *admin = sr_policy_client_get_admin_excluded_apps (ctl->client);
+      if (g_strv_contains (admin, app_id))
         return g_strdup_printf ("The administrator excluded %s (“admin-excluded-apps”).", app_id);
       return g_strdup_printf ("%s is excluded (“excluded-apps”%s).", app_id,
                               lock_note (ctl, "excluded-apps"));
@@ -122,8 +120,8 @@ explain (SrCtl      *ctl,
   if (g_str_equal (why, "crash-loop"))
     return g_strdup_printf ("%s exited unexpectedly %u times or more within %u seconds; the "
                             "crash-loop guard holds its state back until it exits normally.",
-                            app_id, sr_dbus_policy_get_crash_loop_threshold (ctl->proxy),
-                            sr_dbus_policy_get_crash_loop_window (ctl->proxy));
+                            app_id, sr_policy_client_get_crash_loop_threshold (ctl->client),
+                            sr_policy_client_get_crash_loop_window (ctl->client));
   if (g_str_equal (why, "login-off"))
     return g_strdup_printf ("Apps are not reopened at login (“login-restore” is never%s).",
                             lock_note (ctl, "login-restore"));
@@ -134,7 +132,7 @@ explain (SrCtl      *ctl,
     return g_strdup ("That state was saved before it was last cleared, so it is not restored.");
   if (g_str_equal (why, "expired"))
     {
-      int days = sr_dbus_policy_get_max_age_days (ctl->proxy);
+      int days = sr_policy_client_get_max_age_days (ctl->client);
       return g_strdup_printf ("That state is older than %d %s (“max-age-days”%s).",
                               days, days == 1 ? "day" : "days", lock_note (ctl, "max-age-days"));
     }
@@ -166,14 +164,15 @@ sr_ctl_cmd_check (SrCtl  *ctl,
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("APP");
   g_autoptr(GError) error = NULL;
-  g_autofree char *why = NULL;
+  const char *why;
+  SrWhy why_code = SR_WHY_UNKNOWN;
   g_autofree char *shown_why = NULL;
   g_autofree char *words = NULL;
   g_autofree char *verdict_text = NULL;
   const char *app_id;
   int reason = -1;
   gint64 saved_at = 0;
-  guint verdict;
+  SrVerdict verdict;
   int status;
 
   g_option_context_set_summary (context,
@@ -209,24 +208,20 @@ sr_ctl_cmd_check (SrCtl  *ctl,
         return sr_ctl_fail (error);
     }
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
 
+  /* A time of 0 is "not known", as the library sends no "saved-at" then;
+   * @0 is the epoch itself, long expired anyway. */
   if (reason < 0)
-    {
-      if (!sr_dbus_policy_call_check_save_sync (ctl->proxy, app_id, &verdict, &why, NULL, &error))
-        return sr_ctl_fail (error);
-    }
+    verdict = sr_policy_client_check_save_sync (ctl->client, app_id, &why_code, NULL, &error);
   else
-    {
-      g_auto(GVariantBuilder) options = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-      if (saved_at_text != NULL)
-        g_variant_builder_add (&options, "{sv}", "saved-at", g_variant_new_int64 (saved_at));
-      if (!sr_dbus_policy_call_check_restore_sync (ctl->proxy, app_id, reason,
-                                                   g_variant_builder_end (&options),
-                                                   &verdict, &why, NULL, &error))
-        return sr_ctl_fail (error);
-    }
+    verdict = sr_policy_client_check_restore_sync (ctl->client, app_id, reason,
+                                                   saved_at_text != NULL ? saved_at : 0,
+                                                   SR_CALL_FLAGS_NONE, &why_code, NULL, &error);
+  if (error != NULL)
+    return sr_ctl_fail (error);
+  why = sr_why_to_string (why_code);
 
   words = explain (ctl, app_id, why);
   shown_why = sr_ctl_escape (why);

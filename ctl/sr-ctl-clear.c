@@ -22,7 +22,8 @@ confirm (SrCtl  *ctl,
   char answer[64];
 
   /* Best effort: a caller polkit refuses a listing may still clear. */
-  if (sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, NULL))
+  apps = sr_policy_client_list_stored_state_sync (ctl->client, SR_CALL_FLAGS_NONE, NULL, NULL);
+  if (apps != NULL)
     {
       g_autoptr(GArray) rows = sr_ctl_stored_apps (ctl, apps, app_ids);
       guint64 bytes = 0;
@@ -137,7 +138,6 @@ sr_ctl_cmd_clear (SrCtl  *ctl,
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("[APP…]");
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) report = NULL;
   g_autofree const char **errors = NULL;
   char **app_ids;
@@ -153,7 +153,7 @@ sr_ctl_cmd_clear (SrCtl  *ctl,
   if (!sr_ctl_validate_app_ids (app_ids, &error))
     return sr_ctl_fail (error);
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
 
   if (!yes && isatty (STDIN_FILENO) && !confirm (ctl, app_ids))
@@ -162,12 +162,10 @@ sr_ctl_cmd_clear (SrCtl  *ctl,
       return SR_CTL_EXIT_OK;
     }
 
-  reply = sr_ctl_call (ctl, "Clear",
-                       g_variant_new ("(^as)", app_ids != NULL ? app_ids : (char *[]) { NULL }),
-                       G_VARIANT_TYPE ("(a{sv})"), &error);
-  if (reply == NULL)
+  report = sr_policy_client_clear_sync (ctl->client, (const char * const *) app_ids,
+                                        sr_ctl_call_flags (ctl), NULL, &error);
+  if (report == NULL)
     return sr_ctl_fail (error);
-  report = g_variant_get_child_value (reply, 0);
   print_report (ctl, report);
 
   /* The clear point holds even when a file could not be removed, but a

@@ -2,10 +2,10 @@
  *
  * Whatever owns org.gnome.SessionRestore.Policy answers as the service:
  * while policyd is not running, that may be a sandboxed app that took the
- * name. The tool asks the owner nothing, and believes nothing it said,
- * until it has verified it as a host process of this user (sr-peer.c);
- * the proxy then sends every call to that owner's unique name. Otherwise
- * it says so and exits 6, as when there is no service at all.
+ * name. libsessionrestore's client asks the owner nothing, and believes
+ * nothing it said, until it has verified it as a host process of this
+ * user, and then sends every call to that owner's unique name. Otherwise
+ * the tool says so and exits 6, as when there is no service at all.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,172 +20,57 @@
 #include "sr-ctl.h"
 #include "sr-ctl-output.h"
 #include "sr-error.h"
-#include "sr-peer.h"
 
-/* A call waits longer than policyd waits for polkit (SR_POLKIT_WAIT_MS), so
- * that the answer comes from policyd ("polkit did not answer") and not
- * from a timeout of ours, after which polkit's late "yes" could still
- * apply the change: policyd does not act on an answer later than its own
- * wait, nor for a caller that left. Removing thousands of files adds
- * seconds. With interaction (a terminal), as long as it takes: a person is
- * at the authentication dialog, which policyd waits for up to
- * SR_POLKIT_INTERACTIVE_WAIT_MS. */
-#define CALL_TIMEOUT_MS (SR_POLKIT_WAIT_MS + 40000)
-G_STATIC_ASSERT (CALL_TIMEOUT_MS > SR_POLKIT_WAIT_MS);
-
-/* D-Bus activation is tried when the service is not running, by hand
- * rather than by the proxy: the proxy swallows the bus's answer, and the
- * answer ("not provided by any .service files", "exited with status 1") is
- * what a user needs to hear. */
-static gboolean
-start_service (GDBusConnection  *bus,
-               GError          **error)
-{
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "StartServiceByName",
-                                       g_variant_new ("(su)", SR_BUS_NAME, 0),
-                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE,
-                                       -1, NULL, &local_error);
-  if (reply == NULL)
-    {
-      g_dbus_error_strip_remote_error (local_error);
-      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
-                   "The Session Restore service (%s) is not running and could not be started: %s",
-                   SR_BUS_NAME, local_error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static SrDBusPolicy *
-new_proxy (SrCtl            *ctl,
-           GDBusProxyFlags   flags,
-           GError          **error)
-{
-  SrDBusPolicy *proxy =
-    sr_dbus_policy_proxy_new_sync (ctl->bus,
-                                   flags | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
-                                   SR_BUS_NAME, SR_OBJECT_PATH, NULL, error);
-
-  /* For the generated calls too (a listing needs polkit). */
-  if (proxy != NULL)
-    g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (proxy),
-                                      ctl->interactive ? G_MAXINT : CALL_TIMEOUT_MS);
-  return proxy;
-}
-
-/* Verifies the proxy's owner, unless it is the one verified already;
- * FALSE with an Unavailable error that says why it is not trusted. A
- * service that stopped has no owner to distrust. */
+/* Whether the service found is one to ask: libsessionrestore verified its
+ * owner; one that is not to be trusted is told apart from a missing
+ * service only in the message, both being unavailable to the tool (exit
+ * 6). */
 gboolean
 sr_ctl_trust_owner (SrCtl   *ctl,
                     GError **error)
 {
-  g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
-  g_autoptr(GError) local_error = NULL;
+  const char *distrust = sr_policy_client_get_distrust (ctl->client);
 
-  if (owner == NULL || g_strcmp0 (owner, ctl->owner) == 0)
-    return TRUE;
-  if (!sr_peer_verify_sync (ctl->bus, owner, NULL, NULL, NULL, NULL, &local_error))
+  if (distrust != NULL)
     {
       ctl->untrusted = TRUE;
       g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
                    "The program answering as the Session Restore service (%s) is not one "
                    "this tool trusts: %s. Nothing it says is used, and nothing was changed.",
-                   SR_BUS_NAME, local_error->message);
+                   SR_BUS_NAME, distrust);
       return FALSE;
     }
-  g_free (ctl->owner);
-  ctl->owner = g_steal_pointer (&owner);
-  return TRUE;
+  return sr_policy_client_check_service (ctl->client, error);
 }
 
+/* Usually the service runs: its owner is verified and its properties
+ * read; if not, it is started (by the library, so that the bus's answer
+ * when it cannot be, "not provided by any .service files", is what the
+ * user hears). */
 gboolean
-sr_ctl_connect (SrCtl            *ctl,
-                GDBusProxyFlags   flags,
-                GError          **error)
+sr_ctl_connect (SrCtl   *ctl,
+                GError **error)
 {
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *owner = NULL;
 
-  sr_error_quark ();   /* registers the D-Bus error names before any call */
-
-  ctl->bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &local_error);
-  if (ctl->bus == NULL)
+  ctl->client = sr_policy_client_new_for_bus_sync (NULL, SR_POLICY_CLIENT_FLAGS_NONE, NULL,
+                                                   &local_error);
+  if (ctl->client == NULL)
     {
       g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
                    "Cannot reach the session bus: %s", local_error->message);
       return FALSE;
     }
-
-  /* Usually the service runs: the proxy finds its owner, and nothing
-   * else is asked of the bus. */
-  ctl->proxy = new_proxy (ctl, flags, error);
-  if (ctl->proxy == NULL)
-    return FALSE;
-  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
-  if (owner != NULL)
-    return sr_ctl_trust_owner (ctl, error);
-
-  if (!start_service (ctl->bus, error))
-    return FALSE;
-  g_clear_object (&ctl->proxy);
-  ctl->proxy = new_proxy (ctl, flags, error);
-  if (ctl->proxy == NULL)
-    return FALSE;
-  /* It may have gone again between the activation and now. */
-  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
-  if (owner == NULL)
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
-                   "The Session Restore service (%s) is not running", SR_BUS_NAME);
-      return FALSE;
-    }
   return sr_ctl_trust_owner (ctl, error);
 }
 
-/* The generated call functions send no flags; this is the proxy's own call
- * for the methods polkit guards, so that an agent may ask for a password
- * when a person is at the terminal (and the call may then take a while). */
-GVariant *
-sr_ctl_call (SrCtl               *ctl,
-             const char          *method,
-             GVariant            *parameters,
-             const GVariantType  *reply_type,
-             GError             **error)
+/* For the methods polkit guards: an agent may ask for a password when a
+ * person is at the terminal (and the call then waits as long as it
+ * takes). */
+SrCallFlags
+sr_ctl_call_flags (SrCtl *ctl)
 {
-  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  if (ctl->interactive)
-    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
-  /* -1: the proxy's timeout (new_proxy()). */
-  reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (ctl->proxy), method, parameters,
-                                  flags, -1, NULL, &local_error);
-  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE,
-                   "The Session Restore service did not answer %s within %d s",
-                   method, CALL_TIMEOUT_MS / 1000);
-      return NULL;
-    }
-  if (reply == NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-  if (reply_type != NULL && !g_variant_is_of_type (reply, reply_type))
-    {
-      g_set_error (error, SR_ERROR, SR_ERROR_FAILED,
-                   "%s answered with type “%s”, not “%s”", method,
-                   g_variant_get_type_string (reply), g_variant_type_peek_string (reply_type));
-      return NULL;
-    }
-  return g_steal_pointer (&reply);
+  return ctl->interactive ? SR_CALL_FLAGS_ALLOW_INTERACTION : SR_CALL_FLAGS_NONE;
 }
 
 static int
@@ -302,7 +187,5 @@ sr_ctl_validate_app_ids (char    **app_ids,
 void
 sr_ctl_clear (SrCtl *ctl)
 {
-  g_clear_object (&ctl->proxy);
-  g_clear_object (&ctl->bus);
-  g_clear_pointer (&ctl->owner, g_free);
+  g_clear_object (&ctl->client);
 }

@@ -58,13 +58,15 @@ sr_ctl_cmd_complete (SrCtl  *ctl,
       g_autoptr(GVariant) apps = NULL;
       const char *const *excluded;
 
-      if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, NULL))
+      if (!sr_ctl_connect (ctl, NULL))
         return SR_CTL_EXIT_UNAVAILABLE;
-      excluded = sr_dbus_policy_get_excluded_apps (ctl->proxy);
-      for (guint i = 0; excluded != NULL && excluded[i] != NULL; i++)
+      excluded = sr_policy_client_get_excluded_apps (ctl->client);
+      for (guint i = 0; excluded[i] != NULL; i++)
         print_app_id (excluded[i]);
-      if (g_str_equal (what, "apps") &&
-          sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, NULL))
+      if (g_str_equal (what, "apps"))
+        apps = sr_policy_client_list_stored_state_sync (ctl->client, SR_CALL_FLAGS_NONE, NULL,
+                                                        NULL);
+      if (apps != NULL)
         {
           GVariantIter iter;
           const char *app_id;

@@ -13,7 +13,7 @@
 
 #include "sr-ctl-keys.h"
 #include "sr-schema-range.h"
-#include "sr-dbus-policy.h"
+#include "sr-dbus-iface.h"
 #include "sr-error.h"
 
 static const SrCtlKey keys[] = {
@@ -66,7 +66,8 @@ sr_ctl_key_type (const SrCtlKey *key)
 {
   GDBusPropertyInfo *info;
 
-  info = g_dbus_interface_info_lookup_property (sr_dbus_policy_interface_info (), key->property);
+  info = g_dbus_interface_info_lookup_property ((GDBusInterfaceInfo *) &sr_dbus_policy_interface,
+                                                key->property);
   g_assert (info != NULL);   /* the table above names the contract's properties */
   return G_VARIANT_TYPE (info->signature);
 }

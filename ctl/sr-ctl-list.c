@@ -248,16 +248,16 @@ sr_ctl_cmd_list (SrCtl  *ctl,
   if (!sr_ctl_validate_app_ids (argv + 1, &error))
     return sr_ctl_fail (error);
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
-  apps = sr_ctl_call (ctl, "ListStoredState", NULL, G_VARIANT_TYPE ("(a(sa{sv}))"), &error);
+  apps = sr_policy_client_list_stored_state_sync (ctl->client, sr_ctl_call_flags (ctl), NULL,
+                                                  &error);
   if (apps == NULL)
     return sr_ctl_fail (error);
 
   {
-    g_autoptr(GVariant) list = g_variant_get_child_value (apps, 0);
-    rows = sr_ctl_stored_apps (ctl, list, argc > 1 ? argv + 1 : NULL);
-    errors = sr_ctl_stored_errors (list);
+    rows = sr_ctl_stored_apps (ctl, apps, argc > 1 ? argv + 1 : NULL);
+    errors = sr_ctl_stored_errors (apps);
     /* A listing of a thousand apps makes some 400 KB of JSON. */
     out = g_string_sized_new (256 + rows->len * 384);
     if (json)

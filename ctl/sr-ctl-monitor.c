@@ -10,8 +10,8 @@
  *   service: stopped    the service left the bus
  *   service: running    it is back
  *
- * A new owner of the name is verified as sr_ctl_connect() verifies the
- * first: if it is not to be trusted, nothing it says is printed, and the
+ * A new owner of the name is verified (by libsessionrestore) as the first
+ * was: if it is not to be trusted, nothing it says is printed, and the
  * monitor ends with exit status 6.
  *
  * A setting is printed when its value differs from the last one printed
@@ -37,24 +37,9 @@ typedef struct {
   SrCtl *ctl;          /* (unowned) */
   GMainLoop *loop;     /* (owned) */
   GStrv locked;        /* (owned): the locks last seen, to print what changed */
-  GHashTable *values;  /* (owned) property name → GVariant: the values last seen */
+  GHashTable *values;  /* (owned) key → GVariant: the values last seen */
   int status;          /* the exit status, once the loop ends */
 } Monitor;
-
-/* The service changed hands: nothing is printed from a new owner that is
- * not to be trusted, and monitoring ends (exit 6). */
-static gboolean
-owner_trusted (Monitor *monitor)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (sr_ctl_trust_owner (monitor->ctl, &error))
-    return TRUE;
-  if (monitor->status == SR_CTL_EXIT_OK)
-    monitor->status = sr_ctl_fail (error);
-  g_main_loop_quit (monitor->loop);
-  return FALSE;
-}
 
 static void
 emit (const char *format,
@@ -95,105 +80,123 @@ update_locks (Monitor  *monitor,
   monitor->locked = g_variant_dup_strv (value, NULL);
 }
 
-/* Whether @value is what @property was last seen as; remembers it. */
+/* Whether @value is what @key was last seen as; remembers it. */
 static gboolean
 is_known (Monitor    *monitor,
-          const char *property,
+          const char *key,
           GVariant   *value)
 {
-  GVariant *last = g_hash_table_lookup (monitor->values, property);
+  GVariant *last = g_hash_table_lookup (monitor->values, key);
 
   if (last != NULL && g_variant_equal (last, value))
     return TRUE;
-  g_hash_table_replace (monitor->values, g_strdup (property), g_variant_ref (value));
+  g_hash_table_replace (monitor->values, g_strdup (key), g_variant_ref (value));
   return FALSE;
 }
 
 static void
-remember_values (Monitor    *monitor,
-                 GDBusProxy *proxy)
+remember_values (Monitor *monitor)
 {
-  g_auto(GStrv) names = g_dbus_proxy_get_cached_property_names (proxy);
+  guint n_keys;
+  const SrCtlKey *keys = sr_ctl_keys (&n_keys);
 
-  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+  for (guint i = 0; i < n_keys; i++)
     {
-      g_autoptr(GVariant) value = g_dbus_proxy_get_cached_property (proxy, names[i]);
+      g_autoptr(GVariant) value = sr_policy_client_dup_value (monitor->ctl->client, keys[i].key);
 
       if (value != NULL)
-        is_known (monitor, names[i], value);
+        is_known (monitor, keys[i].key, value);
     }
 }
 
 static void
-on_proxy_properties_changed_cb (GDBusProxy         *proxy,
-                                GVariant           *changed,
-                                const char *const  *invalidated,
-                                gpointer            user_data)
+update_locks_from_client (Monitor *monitor)
+{
+  g_autoptr(GVariant) value = sr_policy_client_dup_value (monitor->ctl->client,
+                                                          "locked-settings");
+
+  if (value != NULL)
+    update_locks (monitor, value);
+}
+
+/* The service changed hands: the library verified the new owner. One
+ * that is not to be trusted ends monitoring (exit 6), and nothing it said
+ * was taken. */
+static void
+on_service_state_changed (Monitor *monitor)
+{
+  g_autoptr(GError) error = NULL;
+
+  switch (sr_policy_client_get_service_state (monitor->ctl->client))
+    {
+    case SR_SERVICE_STATE_RUNNING:
+      emit ("service: running");
+      update_locks_from_client (monitor);
+      break;
+    case SR_SERVICE_STATE_MISSING:
+      emit ("service: stopped");
+      break;
+    case SR_SERVICE_STATE_UNTRUSTED:
+      sr_ctl_trust_owner (monitor->ctl, &error);
+      if (monitor->status == SR_CTL_EXIT_OK)
+        monitor->status = sr_ctl_fail (error);
+      g_main_loop_quit (monitor->loop);
+      break;
+    case SR_SERVICE_STATE_UNKNOWN:
+    default:
+      break;   /* being verified */
+    }
+}
+
+/* Only what the trusted service announced reaches here: a setting is
+ * printed when it differs from what was last printed. */
+static void
+on_client_notify_cb (SrPolicyClient *client,
+                     GParamSpec     *pspec,
+                     gpointer        user_data)
 {
   Monitor *monitor = user_data;
-  GVariantIter iter;
-  const char *property;
-  GVariant *value;
+  const char *name = g_param_spec_get_name (pspec);
+  const SrCtlKey *key;
+  g_autoptr(GVariant) value = NULL;
 
-  if (!owner_trusted (monitor))
-    return;
-  /* Invalidated properties come back with their values in a later
-   * emission (G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES). */
-  g_variant_iter_init (&iter, changed);
-  while (g_variant_iter_next (&iter, "{&sv}", &property, &value))
+  if (g_str_equal (name, "service-state"))
     {
-      const SrCtlKey *key = sr_ctl_key_for_property (property);
-
-      if (g_str_equal (property, "LockedSettings") &&
-          g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
-        update_locks (monitor, value);
-      else if (key != NULL && !is_known (monitor, property, value))
-        {
-          g_autofree char *text = g_variant_print (value, FALSE);
-          emit ("%s: %s", key->key, text);
-        }
-      g_variant_unref (value);
+      on_service_state_changed (monitor);
+      return;
+    }
+  if (sr_policy_client_get_service_state (client) != SR_SERVICE_STATE_RUNNING)
+    return;
+  if (g_str_equal (name, "locked-settings"))
+    {
+      update_locks_from_client (monitor);
+      return;
+    }
+  key = sr_ctl_key_lookup (name, NULL);
+  value = key != NULL ? sr_policy_client_dup_value (client, key->key) : NULL;
+  if (value != NULL && !is_known (monitor, key->key, value))
+    {
+      g_autofree char *text = g_variant_print (value, FALSE);
+      emit ("%s: %s", key->key, text);
     }
 }
 
 static void
-on_proxy_stored_state_cleared_cb (SrDBusPolicy      *proxy,
-                                  const char *const *app_ids,
-                                  gpointer           user_data)
+on_stored_state_cleared_cb (SrPolicyClient *client,
+                            char          **app_ids,
+                            gpointer        user_data)
 {
   g_autofree char *joined = NULL;
   g_autofree char *shown = NULL;
 
-  if (!owner_trusted (user_data))
-    return;
   if (app_ids == NULL || app_ids[0] == NULL)
     {
       emit ("cleared: all");
       return;
     }
-  joined = g_strjoinv (" ", (char **) app_ids);
+  joined = g_strjoinv (" ", app_ids);
   shown = sr_ctl_escape (joined);
   emit ("cleared: %s", shown);
-}
-
-static void
-on_proxy_name_owner_notify_cb (GObject    *proxy,
-                               GParamSpec *pspec,
-                               gpointer    user_data)
-{
-  Monitor *monitor = user_data;
-  g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (proxy));
-
-  if (!owner_trusted (monitor))
-    return;
-  emit ("service: %s", owner != NULL ? "running" : "stopped");
-  if (owner != NULL)
-    {
-      const char *const *locked = sr_dbus_policy_get_locked_settings (SR_DBUS_POLICY (proxy));
-      const char *const none[] = { NULL };
-      g_autoptr(GVariant) value = g_variant_ref_sink (g_variant_new_strv (locked != NULL ? locked : none, -1));
-      update_locks (monitor, value);
-    }
 }
 
 static gboolean
@@ -224,24 +227,21 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
   if (argc > 1)
     return sr_ctl_usage_error ("monitor", "“monitor” takes no arguments");
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_GET_INVALIDATED_PROPERTIES, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
 
   monitor.loop = g_main_loop_new (NULL, FALSE);
-  monitor.locked = g_strdupv ((char **) sr_dbus_policy_get_locked_settings (ctl->proxy));
+  monitor.locked = g_strdupv ((char **) sr_policy_client_get_locked_settings (ctl->client));
   monitor.values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                           (GDestroyNotify) g_variant_unref);
-  remember_values (&monitor, G_DBUS_PROXY (ctl->proxy));
-  g_signal_connect (ctl->proxy, "g-properties-changed",
-                    G_CALLBACK (on_proxy_properties_changed_cb), &monitor);
-  g_signal_connect (ctl->proxy, "stored-state-cleared",
-                    G_CALLBACK (on_proxy_stored_state_cleared_cb), &monitor);
-  g_signal_connect (ctl->proxy, "notify::g-name-owner",
-                    G_CALLBACK (on_proxy_name_owner_notify_cb), &monitor);
+  remember_values (&monitor);
+  g_signal_connect (ctl->client, "notify", G_CALLBACK (on_client_notify_cb), &monitor);
+  g_signal_connect (ctl->client, "stored-state-cleared",
+                    G_CALLBACK (on_stored_state_cleared_cb), &monitor);
   sigint = g_unix_signal_add (SIGINT, on_signal_cb, &monitor);
   sigterm = g_unix_signal_add (SIGTERM, on_signal_cb, &monitor);
 
-  /* The match rules were added before the proxy loaded its properties, so
+  /* The match rules were added before the client read the properties, so
    * from here on nothing is missed; scripts and tests may wait for this. */
   g_printerr ("Watching %s; press Ctrl+C to stop.\n", SR_BUS_NAME);
 
@@ -249,7 +249,7 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
 
   g_source_remove (sigint);
   g_source_remove (sigterm);
-  g_signal_handlers_disconnect_by_data (ctl->proxy, &monitor);
+  g_signal_handlers_disconnect_by_data (ctl->client, &monitor);
   g_main_loop_unref (monitor.loop);
   g_strfreev (monitor.locked);
   g_hash_table_unref (monitor.values);

@@ -19,22 +19,12 @@
 #include "sr-ctl-stored.h"
 #include "sr-error.h"
 
-static gboolean
-is_locked (SrCtl      *ctl,
-           const char *key)
-{
-  const char *const *locked = sr_dbus_policy_get_locked_settings (ctl->proxy);
-
-  return locked != NULL && g_strv_contains (locked, key);
-}
-
 /* The value as gsettings prints it, so that "set KEY "$(get KEY)"" holds. */
 static char *
 key_value_text (SrCtl          *ctl,
                 const SrCtlKey *key)
 {
-  g_autoptr(GVariant) value = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->proxy),
-                                                                key->property);
+  g_autoptr(GVariant) value = sr_policy_client_dup_value (ctl->client, key->key);
   if (value == NULL)
     return NULL;
   return g_variant_print (value, FALSE);
@@ -44,11 +34,12 @@ static void
 append_service_line (SrCtl   *ctl,
                      GString *out)
 {
-  g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->proxy));
+  const char *owner = sr_policy_client_get_service_owner (ctl->client);
   g_autoptr(GVariant) pid = NULL;
   g_autofree char *running = sr_ctl_styled (ctl->color, SR_CTL_STYLE_GOOD, "running");
 
-  pid = g_dbus_connection_call_sync (ctl->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+  pid = g_dbus_connection_call_sync (sr_policy_client_get_connection (ctl->client),
+                                     "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                      "org.freedesktop.DBus", "GetConnectionUnixProcessID",
                                      g_variant_new ("(s)", owner), G_VARIANT_TYPE ("(u)"),
                                      G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
@@ -60,7 +51,7 @@ append_service_line (SrCtl   *ctl,
       g_string_append_printf (out, ", pid %u", value);
     }
   g_string_append_printf (out, ", interface version %u)\n",
-                          sr_dbus_policy_get_version (ctl->proxy));
+                          sr_policy_client_get_version (ctl->client));
 }
 
 /* "Consumers" (a(sx): program, last call in µs) is newer than this tool's
@@ -72,8 +63,7 @@ static void
 append_consumers_line (SrCtl   *ctl,
                        GString *out)
 {
-  g_autoptr(GVariant) consumers = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->proxy),
-                                                                    "Consumers");
+  GVariant *consumers = sr_policy_client_get_consumers (ctl->client);
   GVariantIter iter;
   const char *program;
   gint64 last;
@@ -125,11 +115,11 @@ append_stored_line (SrCtl   *ctl,
   guint64 total = 0;
   gsize n = 0;
 
-  if (!sr_dbus_policy_call_list_stored_state_sync (ctl->proxy, &apps, NULL, &error))
+  apps = sr_policy_client_list_stored_state_sync (ctl->client, SR_CALL_FLAGS_NONE, NULL, &error);
+  if (apps == NULL)
     {
       g_autofree char *message = NULL;
 
-      g_dbus_error_strip_remote_error (error);
       message = sr_ctl_escape (error->message);
       g_string_append_printf (out, "Saved sessions:   not shown (%s)\n", message);
       return;
@@ -173,7 +163,7 @@ sr_ctl_cmd_status (SrCtl  *ctl,
   if (argc > 1)
     return sr_ctl_usage_error ("status", "“status” takes no arguments");
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+  if (!sr_ctl_connect (ctl, &error))
     {
       g_print ("Service:          %s\n", ctl->untrusted ? "not trusted" : "not running");
       return sr_ctl_fail (error);
@@ -193,7 +183,7 @@ sr_ctl_cmd_status (SrCtl  *ctl,
 
       cells[0] = g_strdup (keys[i].key);
       cells[1] = value != NULL ? g_steal_pointer (&value) : g_strdup ("?");
-      cells[2] = is_locked (ctl, keys[i].key)
+      cells[2] = sr_policy_client_is_locked (ctl->client, keys[i].key)
                    ? sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "locked by the administrator")
                    : g_strdup ("");
       sr_ctl_table_add (table, cells);
@@ -225,7 +215,7 @@ sr_ctl_cmd_get (SrCtl  *ctl,
   if (key == NULL)
     return sr_ctl_fail (error);
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
   value = key_value_text (ctl, key);
   if (value == NULL)
@@ -257,7 +247,6 @@ sr_ctl_cmd_set (SrCtl  *ctl,
   g_autoptr(GOptionContext) context = g_option_context_new ("KEY VALUE");
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) value = NULL;
-  g_autoptr(GVariant) reply = NULL;
   const SrCtlKey *key;
   const char *args[3] = { NULL, NULL, NULL };   /* key, value: the arguments but one "--" */
   guint n_args = 0;
@@ -288,12 +277,10 @@ sr_ctl_cmd_set (SrCtl  *ctl,
   if (value == NULL)
     return sr_ctl_fail (error);
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
-                            G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
-  reply = sr_ctl_call (ctl, "SetSetting", g_variant_new ("(sv)", key->key, value),
-                       G_VARIANT_TYPE_UNIT, &error);
-  if (reply == NULL)
+  if (!sr_policy_client_set_setting_sync (ctl->client, key->key, value, sr_ctl_call_flags (ctl),
+                                          NULL, &error))
     return sr_ctl_fail (error);
   return SR_CTL_EXIT_OK;
 }
@@ -320,21 +307,18 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
   if (!sr_ctl_validate_app_ids (argv + 1, &error))
     return sr_ctl_fail (error);
 
-  if (!sr_ctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS, &error))
+  if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
-  admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
+  admin = sr_policy_client_get_admin_excluded_apps (ctl->client);
 
   for (int i = 1; i < argc; i++)
     {
-      g_autoptr(GVariant) reply = NULL;
-
-      reply = sr_ctl_call (ctl, "SetAppExcluded", g_variant_new ("(sb)", argv[i], exclude),
-                           G_VARIANT_TYPE_UNIT, &error);
-      if (reply == NULL)
+      if (!sr_policy_client_set_app_excluded_sync (ctl->client, argv[i], exclude,
+                                                   sr_ctl_call_flags (ctl), NULL, &error))
         return sr_ctl_fail (error);
       if (exclude)
         g_print ("%s: excluded; its saved state was forgotten\n", argv[i]);
-      else if (admin != NULL && g_strv_contains (admin, argv[i]))
+      else if (g_strv_contains (admin, argv[i]))
         g_print ("%s: included by you, but still excluded by the administrator\n", argv[i]);
       else
         g_print ("%s: included\n", argv[i]);

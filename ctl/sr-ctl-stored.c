@@ -71,8 +71,8 @@ sr_ctl_stored_apps (SrCtl     *ctl,
                     char     **wanted)
 {
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (SrCtlStoredApp));
-  const char *const *excluded = sr_dbus_policy_get_excluded_apps (ctl->proxy);
-  const char *const *admin = sr_dbus_policy_get_admin_excluded_apps (ctl->proxy);
+  const char *const *excluded = sr_policy_client_get_excluded_apps (ctl->client);
+  const char *const *admin = sr_policy_client_get_admin_excluded_apps (ctl->client);
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   gsize n_apps = g_variant_n_children (apps);
 

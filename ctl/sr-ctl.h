@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "sr-dbus-policy.h"
+#include "session-restore.h"
 
 G_BEGIN_DECLS
 
@@ -25,10 +25,8 @@ typedef enum {
 } SrCtlExit;
 
 typedef struct {
-  GDBusConnection *bus;     /* (owned) (nullable): until connected */
-  SrDBusPolicy *proxy;      /* (owned) (nullable): until connected */
-  char *owner;              /* (owned) (nullable): the unique name of the
-                             * service, verified (sr_ctl_connect) */
+  SrPolicyClient *client;   /* (owned) (nullable): until connected; it
+                             * verifies the service before believing it */
   gboolean untrusted;       /* the name's owner is not to be trusted */
   gboolean color;           /* stdout is a terminal and NO_COLOR is unset */
   gboolean interactive;     /* stdin is a terminal: polkit may ask, clear asks */
@@ -39,15 +37,10 @@ typedef int (*SrCtlCommandFunc) (SrCtl *ctl, int argc, char **argv);
 
 /* sr-ctl-client.c */
 gboolean   sr_ctl_connect          (SrCtl            *ctl,
-                                    GDBusProxyFlags   flags,
                                     GError          **error);
 gboolean   sr_ctl_trust_owner      (SrCtl            *ctl,
                                     GError          **error);
-GVariant  *sr_ctl_call             (SrCtl            *ctl,
-                                    const char       *method,
-                                    GVariant         *parameters,
-                                    const GVariantType *reply_type,
-                                    GError          **error);
+SrCallFlags sr_ctl_call_flags      (SrCtl            *ctl);
 int        sr_ctl_fail             (const GError     *error);
 int        sr_ctl_usage_error      (const char       *command,
                                     const char       *format,

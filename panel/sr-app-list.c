@@ -122,9 +122,7 @@ add_items (SrAppList *self,
 static void
 sync_excluded (SrAppList *self)
 {
-  SrDBusPolicy *policy = sr_client_get_policy (self->client);
-  g_auto(GStrv) user_owned = NULL;
-  g_auto(GStrv) admin_owned = NULL;
+  SrPolicyClient *policy = sr_client_get_policy (self->client);
   g_autoptr(GPtrArray) added = g_ptr_array_new ();
   const char * const *lists[2];
   GHashTableIter iter;
@@ -133,10 +131,9 @@ sync_excluded (SrAppList *self)
 
   if (policy == NULL || !self->apps_read)
     return;
-  user_owned = sr_dbus_policy_dup_excluded_apps (policy);
-  admin_owned = sr_dbus_policy_dup_admin_excluded_apps (policy);
-  lists[0] = (const char * const *) user_owned;
-  lists[1] = (const char * const *) admin_owned;
+  /* Lent by the client until the properties change: not while this runs. */
+  lists[0] = sr_policy_client_get_excluded_apps (policy);
+  lists[1] = sr_policy_client_get_admin_excluded_apps (policy);
 
   /* Excluded apps are listed even when they are not installed, so that
    * they can be let back in. */

@@ -41,13 +41,13 @@ G_DEFINE_FINAL_TYPE (SrAppsPage, sr_apps_page, GTK_TYPE_BOX)
 static void
 update_page (SrAppsPage *self)
 {
-  SrDBusPolicy *policy = self->client != NULL ? sr_client_get_policy (self->client) : NULL;
+  SrPolicyClient *policy = self->client != NULL ? sr_client_get_policy (self->client) : NULL;
   const GError *error = self->apps != NULL ? sr_app_list_get_error (self->apps) : NULL;
 
   gtk_widget_set_visible (self->incomplete_notice,
                           self->apps != NULL && sr_app_list_get_incomplete (self->apps) &&
-                          error == NULL && (policy == NULL || sr_dbus_policy_get_enabled (policy)));
-  if (policy != NULL && !sr_dbus_policy_get_enabled (policy))
+                          error == NULL && (policy == NULL || sr_policy_client_get_enabled (policy)));
+  if (policy != NULL && !sr_policy_client_get_enabled (policy))
     sr_stack_show_only (self->stack, "off");
   else if (error != NULL)
     {

@@ -5,11 +5,13 @@
  * bus, a timeout) becomes SR_ERROR_FAILED with the original text kept for
  * the details.
  *
- * Answers are taken only from the policyd the client verified (sr-client.c):
- * calls go to its unique name, through the proxy. The first calls, made
- * while the client connects, go to the well-known name so that their
- * round trips overlap the connection's; their answers are held until the
- * owner of the name is verified, and taken only if that owner sent them.
+ * Answers are taken only from the policyd libsessionrestore verified
+ * (sr-client.c): calls go to its unique name. The first calls, made while
+ * the client connects, go to the well-known name so that their round
+ * trips overlap the connection's; their answers are held until the owner
+ * of the name is verified, and taken only if that owner sent them. The
+ * calls are the panel's own rather than the library's typed ones for
+ * that: the library sends nothing until it has verified the owner.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,7 +23,6 @@
 
 #include "sr-bus.h"
 #include "sr-client-private.h"
-#include "sr-error.h"
 
 static GError *
 to_sr_error (GError *error)
@@ -63,6 +64,7 @@ resolve (SrClient     *self,
          GError       *error)
 {
   const char *sender;
+  const char *trusted_owner;
   GVariant *body;
 
   if (reply == NULL)
@@ -71,8 +73,9 @@ resolve (SrClient     *self,
       return;
     }
   sender = g_dbus_message_get_sender (reply);
+  trusted_owner = sr_client_get_trusted_owner (self);
   if (g_strcmp0 (sender, "org.freedesktop.DBus") != 0 &&
-      (self->trusted_owner == NULL || g_strcmp0 (sender, self->trusted_owner) != 0))
+      (trusted_owner == NULL || g_strcmp0 (sender, trusted_owner) != 0))
     {
       g_task_return_new_error (task, SR_ERROR, SR_ERROR_FAILED,
                                "The answer came from a program that is not the trusted "
@@ -118,7 +121,7 @@ on_sent_cb (GObject      *source,
     g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source), result, &error);
   HeldReply *held;
 
-  if (!self->connecting)
+  if (!sr_client_get_connecting (self))
     {
       resolve (self, task, reply, error);
       return;
@@ -137,7 +140,7 @@ on_call_done_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
-  GVariant *reply = g_dbus_proxy_call_finish (G_DBUS_PROXY (source), result, &error);
+  GVariant *reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
 
   if (reply == NULL)
     g_task_return_error (task, to_sr_error (error));
@@ -157,11 +160,12 @@ sr_client_call (SrClient            *self,
                 gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  const char *owner = sr_client_get_trusted_owner (self);
 
   g_task_set_source_tag (task, sr_client_call);
-  /* While the first proxy is made, calls go to the name: the first
-   * listing then comes in with the connection, not after it. */
-  if (self->policy == NULL && self->connecting)
+  /* While the owner is verified, calls go to the name: the first listing
+   * then comes in with the connection, not after it. */
+  if (sr_client_get_connecting (self) && self->bus != NULL)
     {
       g_autoptr(GDBusMessage) message =
         g_dbus_message_new_method_call (SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME, method);
@@ -175,17 +179,7 @@ sr_client_call (SrClient            *self,
                                                  cancellable, on_sent_cb, g_steal_pointer (&task));
       return;
     }
-  /* The proxy follows the name to a new owner before the client has
-   * verified it. */
-  if (self->policy != NULL && !sr_client_owner_is_trusted (self))
-    {
-      if (parameters != NULL)
-        g_variant_unref (g_variant_ref_sink (parameters));
-      g_task_return_new_error (task, SR_ERROR, SR_ERROR_FAILED,
-                               "The Session Restore service changed and is not verified yet");
-      return;
-    }
-  if (self->policy == NULL)
+  if (owner == NULL)
     {
       if (parameters != NULL)
         g_variant_unref (g_variant_ref_sink (parameters));
@@ -193,9 +187,10 @@ sr_client_call (SrClient            *self,
                                "The session restore service is not running");
       return;
     }
-  g_dbus_proxy_call (G_DBUS_PROXY (self->policy), method, parameters,
-                     G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
-                     G_MAXINT, cancellable, on_call_done_cb, g_steal_pointer (&task));
+  g_dbus_connection_call (self->bus, owner, SR_OBJECT_PATH, SR_INTERFACE_NAME, method, parameters,
+                          NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START |
+                                G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
+                          G_MAXINT, cancellable, on_call_done_cb, g_steal_pointer (&task));
 }
 
 GVariant *

@@ -12,24 +12,20 @@ G_BEGIN_DECLS
 struct _SrClient {
   GObject parent_instance;
 
-  SrDBusPolicy *policy;          /* (owned) (nullable): while policyd runs */
-  char *trusted_owner;           /* (owned) (nullable): the unique name of that
-                                  * policyd, verified (sr-peer.c) */
-  char *distrust;                /* (owned) (nullable): why the owner of the name
-                                  * is not trusted, while it owns it */
-  gboolean missing;              /* the bus has said policyd is not there */
+  SrPolicyClient *policy;        /* (owned) (nullable): libsessionrestore's client,
+                                  * once made; it verifies the service's owner */
   GDBusConnection *bus;          /* (owned) (nullable): the session bus */
-  gboolean connecting;           /* a proxy is being made */
-  enum { WATCH_UNKNOWN, WATCH_APPEARED, WATCH_VANISHED } watch;
+  gboolean connected;            /* the last "connected" notified */
+  guint changed_idle;            /* "changed" is due */
   GCancellable *cancellable;     /* (owned) */
-  guint watch_id;
   SrPermissions *permissions;    /* (owned) */
   GPtrArray *held;               /* (owned) HeldReply: answers to calls made
                                   * while connecting, until the name's owner
                                   * is known to be trusted */
 };
 
-void     sr_client_release_held     (SrClient *self);
-gboolean sr_client_owner_is_trusted (SrClient *self);
+gboolean    sr_client_get_connecting    (SrClient *self);
+const char *sr_client_get_trusted_owner (SrClient *self);
+void        sr_client_release_held      (SrClient *self);
 
 G_END_DECLS

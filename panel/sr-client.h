@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "sr-dbus-policy.h"
+#include "session-restore.h"
 
 G_BEGIN_DECLS
 
@@ -18,7 +18,7 @@ gboolean      sr_client_get_connected      (SrClient            *self);
 gboolean      sr_client_get_missing        (SrClient            *self);
 const char   *sr_client_get_distrust       (SrClient            *self);
 void          sr_client_refresh            (SrClient            *self);
-SrDBusPolicy *sr_client_get_policy         (SrClient            *self);
+SrPolicyClient *sr_client_get_policy       (SrClient            *self);
 gboolean      sr_client_is_refused         (SrClient            *self,
                                             const char          *action);
 gboolean      sr_client_is_locked          (SrClient            *self,

@@ -227,9 +227,9 @@ sr_panel_window_present_when_ready (SrPanelWindow *self)
 static void
 on_client_changed_cb (SrPanelWindow *self)
 {
-  SrDBusPolicy *policy = sr_client_get_policy (self->client);
-  g_auto(GStrv) locked = NULL;
-  g_auto(GStrv) admin = NULL;
+  SrPolicyClient *policy = sr_client_get_policy (self->client);
+  const char * const *locked;
+  const char * const *admin;
 
   if (policy == NULL)
     {
@@ -245,11 +245,9 @@ on_client_changed_cb (SrPanelWindow *self)
       return;
     }
   sr_stack_show_only (self->main_stack, "content");
-  locked = sr_dbus_policy_dup_locked_settings (policy);
-  admin = sr_dbus_policy_dup_admin_excluded_apps (policy);
-  gtk_revealer_set_reveal_child (self->lock_banner,
-                                 (locked != NULL && locked[0] != NULL) ||
-                                 (admin != NULL && admin[0] != NULL));
+  locked = sr_policy_client_get_locked_settings (policy);
+  admin = sr_policy_client_get_admin_excluded_apps (policy);
+  gtk_revealer_set_reveal_child (self->lock_banner, locked[0] != NULL || admin[0] != NULL);
 }
 
 static void

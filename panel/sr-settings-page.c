@@ -91,7 +91,7 @@ sync_totals (SrSettingsPage *self)
 {
   g_autofree char *totals = NULL;
   gboolean enabled = sr_client_get_connected (self->client) &&
-                     sr_dbus_policy_get_enabled (sr_client_get_policy (self->client));
+                     sr_policy_client_get_enabled (sr_client_get_policy (self->client));
 
   gboolean unknown = sr_app_list_get_error (self->apps) != NULL ||
                      sr_app_list_get_incomplete (self->apps);
@@ -135,40 +135,34 @@ app_display_name (const char *app_id)
 static void
 sync_settings (SrSettingsPage *self)
 {
-  SrDBusPolicy *policy = sr_client_get_policy (self->client);
+  SrPolicyClient *policy = sr_client_get_policy (self->client);
   /* What polkit refuses outright looks locked, as a dconf lock does. */
   gboolean refused = sr_client_is_refused (self->client, SR_ACTION_CONFIGURE);
-  g_autofree char *login = NULL;
   g_autofree char *consumers = NULL;
-  g_autoptr(GVariant) consumer_list = NULL;
   gboolean enabled;
-  guint login_index = 0;
 
   if (policy == NULL)
     return;
   self->updating = TRUE;
 
-  enabled = sr_dbus_policy_get_enabled (policy);
+  enabled = sr_policy_client_get_enabled (policy);
   set_switch (self->enabled_switch, enabled);
   sr_lock_icon_apply (self->enabled_lock, GTK_WIDGET (self->enabled_switch),
                       refused || sr_client_is_locked (self->client, "enabled"), TRUE);
 
-  login = sr_dbus_policy_dup_login_restore (policy);
-  for (guint i = 0; i < G_N_ELEMENTS (login_nicks); i++)
-    if (g_strcmp0 (login, login_nicks[i]) == 0)
-      login_index = i;
-  adw_combo_row_set_selected (self->login_row, login_index);
+  /* login_nicks is in the enum's order. */
+  adw_combo_row_set_selected (self->login_row, sr_policy_client_get_login_restore (policy));
   update_login_subtitle (self);
   sr_lock_icon_apply (self->login_lock, GTK_WIDGET (self->login_row),
                       refused || sr_client_is_locked (self->client, "login-restore"), enabled);
 
-  set_switch (self->crash_switch, sr_dbus_policy_get_restore_after_crash (policy));
+  set_switch (self->crash_switch, sr_policy_client_get_restore_after_crash (policy));
   sr_lock_icon_apply (self->crash_lock, GTK_WIDGET (self->crash_switch),
                       refused || sr_client_is_locked (self->client, "restore-after-crash"), enabled);
-  set_switch (self->launch_switch, sr_dbus_policy_get_restore_on_launch (policy));
+  set_switch (self->launch_switch, sr_policy_client_get_restore_on_launch (policy));
   sr_lock_icon_apply (self->launch_lock, GTK_WIDGET (self->launch_switch),
                       refused || sr_client_is_locked (self->client, "restore-on-launch"), enabled);
-  sync_keep_row (self, sr_dbus_policy_get_max_age_days (policy));
+  sync_keep_row (self, sr_policy_client_get_max_age_days (policy));
   sr_lock_icon_apply (self->keep_lock, GTK_WIDGET (self->keep_row),
                       refused || sr_client_is_locked (self->client, "max-age-days"), enabled);
 
@@ -179,8 +173,7 @@ sync_settings (SrSettingsPage *self)
                                enabled ? _("Choose which apps are saved and restored")
                                        : _("Save and Restore Apps is off"));
 
-  consumer_list = sr_dbus_policy_dup_consumers (policy);
-  consumers = sr_format_consumers (consumer_list, app_display_name);
+  consumers = sr_format_consumers (sr_policy_client_get_consumers (policy), app_display_name);
   adw_preferences_group_set_description (self->enabled_group, consumers);
 
   if (self->apps != NULL)

@@ -6,14 +6,10 @@
 
 #include <gio/gio.h>
 
-G_BEGIN_DECLS
+/* SrLoginRestore: the nicks of the login-restore enum, in that order. */
+#include "sr-bus.h"
 
-/* The nicks of the login-restore enum, in this order. */
-typedef enum {
-  SR_LOGIN_RESTORE_ALWAYS = 0,
-  SR_LOGIN_RESTORE_ASK = 1,
-  SR_LOGIN_RESTORE_NEVER = 2,
-} SrLoginRestore;
+G_BEGIN_DECLS
 
 /* A snapshot: never changed once built, so that any thread may read one it
  * holds a reference to while the main thread builds the next. Built with

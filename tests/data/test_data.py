@@ -53,7 +53,7 @@ class InterfaceXmlTest(unittest.TestCase):
     def test_errors_are_documented(self):
         with open(self.path) as f:
             text = f.read()
-        with open(os.path.join(SOURCE_DIR, 'common', 'sr-error.c')) as f:
+        with open(os.path.join(SOURCE_DIR, 'libsessionrestore', 'sr-error.c')) as f:
             registered = re.findall(r'"(org\.gnome\.SessionRestore\.Error\.\w+)"', f.read())
         self.assertEqual(len(registered), 5)
         for name in registered:

@@ -33,6 +33,13 @@ EXPECTED = [
     'share/help/C/session-restore/index.page',
     'share/locale/de/LC_MESSAGES/session-restore.mo',
     'share/help/C/session-restore/examples/keep-one-day.keyfile',
+    # libsessionrestore, for consumers outside the project
+    'lib/libsessionrestore-1.so.0',
+    'lib/pkgconfig/session-restore-1.pc',
+    'include/session-restore-1/session-restore.h',
+    'include/session-restore-1/sr-enum-types.h',
+    'share/gir-1.0/SessionRestore-1.0.gir',
+    'lib/girepository-1.0/SessionRestore-1.0.typelib',
 ]
 
 

@@ -1,0 +1,777 @@
+/* sr-policy-client-calls.c: the methods of org.gnome.SessionRestore.Policy
+ *
+ * Every call goes to the verified owner's unique name (never to the
+ * well-known name, which may change hands meanwhile) and is not sent at
+ * all unless the service is RUNNING (sr_policy_client_check_service()).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define G_LOG_DOMAIN "libsessionrestore"
+
+#include "config.h"
+
+#include "sr-bus.h"
+#include "sr-policy-client-private.h"
+
+typedef struct {
+  char *method;                  /* (owned) */
+  const GVariantType *reply_type;
+} Call;
+
+static void
+call_free (Call *call)
+{
+  g_free (call->method);
+  g_free (call);
+}
+
+static int
+timeout_for (SrCallFlags flags)
+{
+  return (flags & SR_CALL_FLAGS_ALLOW_INTERACTION) ? G_MAXINT : SR_CLIENT_CALL_TIMEOUT_MS;
+}
+
+static GDBusCallFlags
+dbus_flags_for (SrCallFlags flags)
+{
+  GDBusCallFlags dbus_flags = G_DBUS_CALL_FLAGS_NO_AUTO_START;
+
+  if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
+    dbus_flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+  return dbus_flags;
+}
+
+/* The reply, checked; the service's errors without their D-Bus names
+ * (their codes say what they are), and a timeout as the fault it is. */
+static GVariant *
+check_reply (const char          *method,
+             const GVariantType  *reply_type,
+             GVariant            *reply,
+             GError              *error,
+             GError             **out_error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    {
+      g_set_error (out_error, SR_ERROR, SR_ERROR_UNAVAILABLE,
+                   "The Session Restore service did not answer %s within %d s",
+                   method, SR_CLIENT_CALL_TIMEOUT_MS / 1000);
+      g_error_free (error);
+      return NULL;
+    }
+  if (reply == NULL)
+    {
+      if (error->domain == SR_ERROR || error->domain == G_DBUS_ERROR)
+        g_dbus_error_strip_remote_error (error);
+      g_propagate_error (out_error, error);
+      return NULL;
+    }
+  if (!g_variant_is_of_type (reply, reply_type))
+    {
+      g_set_error (out_error, SR_ERROR, SR_ERROR_FAILED,
+                   "%s answered with type “%s”, not “%s”", method,
+                   g_variant_get_type_string (reply), g_variant_type_peek_string (reply_type));
+      g_variant_unref (reply);
+      return NULL;
+    }
+  return reply;
+}
+
+static void
+on_call_done_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Call *call = g_task_get_task_data (task);
+  GError *call_error = NULL;
+  GError *error = NULL;
+  GVariant *reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result,
+                                                   &call_error);
+
+  reply = check_reply (call->method, call->reply_type, reply, call_error, &error);
+  if (reply == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
+}
+
+/* Consumes a floating @parameters. */
+static void
+call_async (SrPolicyClient      *self,
+            gpointer             source_tag,
+            const char          *method,
+            GVariant            *parameters,
+            const char          *reply_type,
+            SrCallFlags          flags,
+            GCancellable        *cancellable,
+            GAsyncReadyCallback  callback,
+            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GVariant) sunk = parameters != NULL ? g_variant_ref_sink (parameters) : NULL;
+  GError *error = NULL;
+  Call *call = g_new0 (Call, 1);
+
+  call->method = g_strdup (method);
+  call->reply_type = G_VARIANT_TYPE (reply_type);
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, call, (GDestroyNotify) call_free);
+  if (!sr_policy_client_check_service (self, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_dbus_connection_call (self->connection, self->owner, SR_OBJECT_PATH, SR_INTERFACE_NAME,
+                          method, sunk, NULL, dbus_flags_for (flags), timeout_for (flags),
+                          cancellable, on_call_done_cb, g_steal_pointer (&task));
+}
+
+static GVariant *
+call_finish (SrPolicyClient  *self,
+             GAsyncResult    *result,
+             gpointer         source_tag,
+             GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Consumes a floating @parameters. */
+static GVariant *
+call_sync (SrPolicyClient  *self,
+           const char      *method,
+           GVariant        *parameters,
+           const char      *reply_type,
+           SrCallFlags      flags,
+           GCancellable    *cancellable,
+           GError         **error)
+{
+  g_autoptr(GVariant) sunk = parameters != NULL ? g_variant_ref_sink (parameters) : NULL;
+  GError *local_error = NULL;
+  GVariant *reply;
+
+  if (!sr_policy_client_check_service (self, error))
+    return NULL;
+  reply = g_dbus_connection_call_sync (self->connection, self->owner, SR_OBJECT_PATH,
+                                       SR_INTERFACE_NAME, method, sunk, NULL,
+                                       dbus_flags_for (flags), timeout_for (flags),
+                                       cancellable, &local_error);
+  return check_reply (method, G_VARIANT_TYPE (reply_type), reply, local_error, error);
+}
+
+/* A verdict this version does not know is not passed on as one. */
+static SrVerdict
+parse_verdict (GVariant  *reply,
+               SrWhy     *out_why,
+               GError   **error)
+{
+  guint32 verdict;
+  const char *why;
+
+  if (out_why != NULL)
+    *out_why = SR_WHY_UNKNOWN;
+  if (reply == NULL)
+    return SR_VERDICT_DENY;
+  g_variant_get (reply, "(u&s)", &verdict, &why);
+  if (verdict > SR_VERDICT_ASK)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_FAILED, "The service answered verdict %u", verdict);
+      return SR_VERDICT_DENY;
+    }
+  if (out_why != NULL)
+    *out_why = sr_why_from_string (why);
+  return (SrVerdict) verdict;
+}
+
+/**
+ * sr_policy_client_check_save_async:
+ * @self: a client
+ * @app_id: the application id whose state is about to be saved
+ * @cancellable: (nullable): to give up
+ * @callback: called with the answer
+ * @user_data: for @callback
+ *
+ * Asks whether @app_id's state may be saved (`CheckSave`). Cheap: no
+ * polkit, no disk access in the service.
+ */
+void
+sr_policy_client_check_save_async (SrPolicyClient      *self,
+                                   const char          *app_id,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (app_id != NULL);
+  call_async (self, sr_policy_client_check_save_async, "CheckSave",
+              g_variant_new ("(s)", app_id), "(us)", SR_CALL_FLAGS_NONE,
+              cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_check_save_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @out_why: (out) (optional): why the service answered so
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_check_save_async(). On an error the verdict
+ * is #SR_VERDICT_DENY: a consumer that cannot ask does not save.
+ *
+ * Returns: the verdict
+ */
+SrVerdict
+sr_policy_client_check_save_finish (SrPolicyClient  *self,
+                                    GAsyncResult    *result,
+                                    SrWhy           *out_why,
+                                    GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_check_save_async, error);
+
+  return parse_verdict (reply, out_why, error);
+}
+
+/**
+ * sr_policy_client_check_save_sync:
+ * @self: a client
+ * @app_id: the application id whose state is about to be saved
+ * @out_why: (out) (optional): why the service answered so
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_check_save_async(), blocking.
+ *
+ * Returns: the verdict; #SR_VERDICT_DENY on an error
+ */
+SrVerdict
+sr_policy_client_check_save_sync (SrPolicyClient  *self,
+                                  const char      *app_id,
+                                  SrWhy           *out_why,
+                                  GCancellable    *cancellable,
+                                  GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), SR_VERDICT_DENY);
+  g_return_val_if_fail (app_id != NULL, SR_VERDICT_DENY);
+  reply = call_sync (self, "CheckSave", g_variant_new ("(s)", app_id), "(us)",
+                     SR_CALL_FLAGS_NONE, cancellable, error);
+  return parse_verdict (reply, out_why, error);
+}
+
+static GVariant *
+check_restore_parameters (const char      *app_id,
+                          SrRestoreReason  reason,
+                          gint64           saved_at,
+                          SrCallFlags      flags)
+{
+  g_auto(GVariantBuilder) options = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  if (saved_at != 0)
+    g_variant_builder_add (&options, "{sv}", "saved-at", g_variant_new_int64 (saved_at));
+  if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
+    g_variant_builder_add (&options, "{sv}", "interactive", g_variant_new_boolean (TRUE));
+  return g_variant_new ("(su@a{sv})", app_id, (guint32) reason, g_variant_builder_end (&options));
+}
+
+/**
+ * sr_policy_client_check_restore_async:
+ * @self: a client
+ * @app_id: the application id about to be restored
+ * @reason: why it would restore (not #SR_RESTORE_REASON_PRISTINE)
+ * @saved_at: when the state to restore was saved, in µs since the epoch;
+ *   0 when not known
+ * @flags: #SR_CALL_FLAGS_ALLOW_INTERACTION sends "interactive": in "ask"
+ *   mode at login the service may show its prompt, and the answer waits for
+ *   the user
+ * @cancellable: (nullable): to give up
+ * @callback: called with the answer
+ * @user_data: for @callback
+ *
+ * Asks whether @app_id may restore its state (`CheckRestore`).
+ */
+void
+sr_policy_client_check_restore_async (SrPolicyClient      *self,
+                                      const char          *app_id,
+                                      SrRestoreReason      reason,
+                                      gint64               saved_at,
+                                      SrCallFlags          flags,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (app_id != NULL);
+  call_async (self, sr_policy_client_check_restore_async, "CheckRestore",
+              check_restore_parameters (app_id, reason, saved_at, flags), "(us)", flags,
+              cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_check_restore_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @out_why: (out) (optional): why the service answered so
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_check_restore_async().
+ *
+ * Returns: the verdict; #SR_VERDICT_DENY on an error
+ */
+SrVerdict
+sr_policy_client_check_restore_finish (SrPolicyClient  *self,
+                                       GAsyncResult    *result,
+                                       SrWhy           *out_why,
+                                       GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_check_restore_async,
+                                           error);
+
+  return parse_verdict (reply, out_why, error);
+}
+
+/**
+ * sr_policy_client_check_restore_sync:
+ * @self: a client
+ * @app_id: the application id about to be restored
+ * @reason: why it would restore
+ * @saved_at: when the state was saved, in µs since the epoch; 0 when not
+ *   known
+ * @flags: as for sr_policy_client_check_restore_async()
+ * @out_why: (out) (optional): why the service answered so
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_check_restore_async(), blocking.
+ *
+ * Returns: the verdict; #SR_VERDICT_DENY on an error
+ */
+SrVerdict
+sr_policy_client_check_restore_sync (SrPolicyClient  *self,
+                                     const char      *app_id,
+                                     SrRestoreReason  reason,
+                                     gint64           saved_at,
+                                     SrCallFlags      flags,
+                                     SrWhy           *out_why,
+                                     GCancellable    *cancellable,
+                                     GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), SR_VERDICT_DENY);
+  g_return_val_if_fail (app_id != NULL, SR_VERDICT_DENY);
+  reply = call_sync (self, "CheckRestore",
+                     check_restore_parameters (app_id, reason, saved_at, flags), "(us)", flags,
+                     cancellable, error);
+  return parse_verdict (reply, out_why, error);
+}
+
+/**
+ * sr_policy_client_note_exit_async:
+ * @self: a client
+ * @app_id: the application that exited
+ * @voluntary: whether it closed its session itself
+ * @cancellable: (nullable): to give up
+ * @callback: called when the service has taken note
+ * @user_data: for @callback
+ *
+ * Reports an app's exit (`NoteExit`): involuntary exits feed the
+ * crash-loop guard.
+ */
+void
+sr_policy_client_note_exit_async (SrPolicyClient      *self,
+                                  const char          *app_id,
+                                  gboolean             voluntary,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (app_id != NULL);
+  call_async (self, sr_policy_client_note_exit_async, "NoteExit",
+              g_variant_new ("(sb)", app_id, voluntary), "()", SR_CALL_FLAGS_NONE,
+              cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_note_exit_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_note_exit_async().
+ *
+ * Returns: %TRUE if the service took note
+ */
+gboolean
+sr_policy_client_note_exit_finish (SrPolicyClient  *self,
+                                   GAsyncResult    *result,
+                                   GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_note_exit_async, error);
+
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_list_stored_state_async:
+ * @self: a client
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @callback: called with the listing
+ * @user_data: for @callback
+ *
+ * Lists what is stored, per app (`ListStoredState`; polkit action
+ * `org.gnome.SessionRestore.list`).
+ */
+void
+sr_policy_client_list_stored_state_async (SrPolicyClient      *self,
+                                          SrCallFlags          flags,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  call_async (self, sr_policy_client_list_stored_state_async, "ListStoredState", NULL,
+              "(a(sa{sv}))", flags, cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_list_stored_state_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_list_stored_state_async().
+ *
+ * Returns: (transfer full) (nullable): the `a(sa{sv})` documented in
+ *   `org.gnome.SessionRestore.Policy.xml`, or %NULL on an error
+ */
+GVariant *
+sr_policy_client_list_stored_state_finish (SrPolicyClient  *self,
+                                           GAsyncResult    *result,
+                                           GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result,
+                                           sr_policy_client_list_stored_state_async, error);
+
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+/**
+ * sr_policy_client_list_stored_state_sync:
+ * @self: a client
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_list_stored_state_async(), blocking.
+ *
+ * Returns: (transfer full) (nullable): the `a(sa{sv})`, or %NULL on an
+ *   error
+ */
+GVariant *
+sr_policy_client_list_stored_state_sync (SrPolicyClient  *self,
+                                         SrCallFlags      flags,
+                                         GCancellable    *cancellable,
+                                         GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), NULL);
+  reply = call_sync (self, "ListStoredState", NULL, "(a(sa{sv}))", flags, cancellable, error);
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+static GVariant *
+clear_parameters (const char * const *app_ids)
+{
+  const char * const none[] = { NULL };
+
+  return g_variant_new ("(^as)", app_ids != NULL ? app_ids : none);
+}
+
+/**
+ * sr_policy_client_clear_async:
+ * @self: a client
+ * @app_ids: (nullable) (array zero-terminated=1): the apps whose stored
+ *   state to forget; %NULL or empty for everything
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @callback: called with the report
+ * @user_data: for @callback
+ *
+ * Forgets stored state (`Clear`; polkit action
+ * `org.gnome.SessionRestore.clear`).
+ */
+void
+sr_policy_client_clear_async (SrPolicyClient      *self,
+                              const char * const  *app_ids,
+                              SrCallFlags          flags,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  call_async (self, sr_policy_client_clear_async, "Clear", clear_parameters (app_ids),
+              "(a{sv})", flags, cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_clear_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_clear_async().
+ *
+ * Returns: (transfer full) (nullable): the `a{sv}` report ("apps",
+ *   "entries", "bytes", "errors", "stores"), or %NULL on an error
+ */
+GVariant *
+sr_policy_client_clear_finish (SrPolicyClient  *self,
+                               GAsyncResult    *result,
+                               GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_clear_async, error);
+
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+/**
+ * sr_policy_client_clear_sync:
+ * @self: a client
+ * @app_ids: (nullable) (array zero-terminated=1): the apps whose stored
+ *   state to forget; %NULL or empty for everything
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_clear_async(), blocking.
+ *
+ * Returns: (transfer full) (nullable): the `a{sv}` report, or %NULL on an
+ *   error
+ */
+GVariant *
+sr_policy_client_clear_sync (SrPolicyClient      *self,
+                             const char * const  *app_ids,
+                             SrCallFlags          flags,
+                             GCancellable        *cancellable,
+                             GError             **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), NULL);
+  reply = call_sync (self, "Clear", clear_parameters (app_ids), "(a{sv})", flags,
+                     cancellable, error);
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+/**
+ * sr_policy_client_set_setting_async:
+ * @self: a client
+ * @key: a key of the org.gnome.SessionRestore GSettings schema, except
+ *   "admin-excluded-apps"
+ * @value: the new value, of the key's type (a floating reference is
+ *   consumed)
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @callback: called once the value is written
+ * @user_data: for @callback
+ *
+ * Changes a setting (`SetSetting`; polkit action
+ * `org.gnome.SessionRestore.configure`).
+ */
+void
+sr_policy_client_set_setting_async (SrPolicyClient      *self,
+                                    const char          *key,
+                                    GVariant            *value,
+                                    SrCallFlags          flags,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (key != NULL && value != NULL);
+  call_async (self, sr_policy_client_set_setting_async, "SetSetting",
+              g_variant_new ("(sv)", key, value), "()", flags, cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_set_setting_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_set_setting_async().
+ *
+ * Returns: %TRUE if the value was written
+ */
+gboolean
+sr_policy_client_set_setting_finish (SrPolicyClient  *self,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_set_setting_async,
+                                           error);
+
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_set_setting_sync:
+ * @self: a client
+ * @key: a settings key
+ * @value: the new value (a floating reference is consumed)
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_set_setting_async(), blocking.
+ *
+ * Returns: %TRUE if the value was written
+ */
+gboolean
+sr_policy_client_set_setting_sync (SrPolicyClient  *self,
+                                   const char      *key,
+                                   GVariant        *value,
+                                   SrCallFlags      flags,
+                                   GCancellable    *cancellable,
+                                   GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), FALSE);
+  g_return_val_if_fail (key != NULL && value != NULL, FALSE);
+  reply = call_sync (self, "SetSetting", g_variant_new ("(sv)", key, value), "()", flags,
+                     cancellable, error);
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_set_app_excluded_async:
+ * @self: a client
+ * @app_id: the application id
+ * @excluded: %TRUE to opt the app out (which clears its stored state),
+ *   %FALSE to opt it back in
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @callback: called once the change is written
+ * @user_data: for @callback
+ *
+ * Changes the user's "excluded-apps" (`SetAppExcluded`).
+ */
+void
+sr_policy_client_set_app_excluded_async (SrPolicyClient      *self,
+                                         const char          *app_id,
+                                         gboolean             excluded,
+                                         SrCallFlags          flags,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (app_id != NULL);
+  call_async (self, sr_policy_client_set_app_excluded_async, "SetAppExcluded",
+              g_variant_new ("(sb)", app_id, excluded), "()", flags, cancellable,
+              callback, user_data);
+}
+
+/**
+ * sr_policy_client_set_app_excluded_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_set_app_excluded_async().
+ *
+ * Returns: %TRUE if the change was written
+ */
+gboolean
+sr_policy_client_set_app_excluded_finish (SrPolicyClient  *self,
+                                          GAsyncResult    *result,
+                                          GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result,
+                                           sr_policy_client_set_app_excluded_async, error);
+
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_set_app_excluded_sync:
+ * @self: a client
+ * @app_id: the application id
+ * @excluded: %TRUE to opt the app out, %FALSE to opt it back in
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_set_app_excluded_async(), blocking.
+ *
+ * Returns: %TRUE if the change was written
+ */
+gboolean
+sr_policy_client_set_app_excluded_sync (SrPolicyClient  *self,
+                                        const char      *app_id,
+                                        gboolean         excluded,
+                                        SrCallFlags      flags,
+                                        GCancellable    *cancellable,
+                                        GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), FALSE);
+  g_return_val_if_fail (app_id != NULL, FALSE);
+  reply = call_sync (self, "SetAppExcluded", g_variant_new ("(sb)", app_id, excluded), "()",
+                     flags, cancellable, error);
+  return reply != NULL;
+}
+
+/**
+ * sr_policy_client_reset_crash_guard_async:
+ * @self: a client
+ * @app_id: the application id
+ * @flags: whether polkit may ask the user to authenticate
+ * @cancellable: (nullable): to give up
+ * @callback: called once the service forgot the app's crashes
+ * @user_data: for @callback
+ *
+ * Releases an app the crash-loop guard holds back (`ResetCrashGuard`;
+ * since version 2 of the service).
+ */
+void
+sr_policy_client_reset_crash_guard_async (SrPolicyClient      *self,
+                                          const char          *app_id,
+                                          SrCallFlags          flags,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  g_return_if_fail (app_id != NULL);
+  call_async (self, sr_policy_client_reset_crash_guard_async, "ResetCrashGuard",
+              g_variant_new ("(s)", app_id), "()", flags, cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_reset_crash_guard_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_reset_crash_guard_async().
+ *
+ * Returns: %TRUE if the crashes were forgotten
+ */
+gboolean
+sr_policy_client_reset_crash_guard_finish (SrPolicyClient  *self,
+                                           GAsyncResult    *result,
+                                           GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result,
+                                           sr_policy_client_reset_crash_guard_async, error);
+
+  return reply != NULL;
+}
