@@ -156,7 +156,7 @@ sr_portal_login_async (SrPortal            *self,
       check->task = g_object_ref (task);
       check->app_id = g_strdup (app->app_id);
       login->pending++;
-      sr_portal_policy_check_async (self->policy, app->app_id, SR_PORTAL_RESTORE, saved_at,
+      sr_portal_policy_check_async (self->policy, app->app_id, SR_RESTORE_REASON_RESTORE, saved_at,
                                     TRUE, checked, check);
     }
   if (login->pending == 0)

@@ -81,7 +81,7 @@ checked (GObject      *source,
 void
 sr_portal_policy_check_async (SrPortalPolicy      *self,
                               const char          *app_id,
-                              SrPortalReason       reason,
+                              SrRestoreReason      reason,
                               gint64               saved_at,
                               gboolean             interactive,
                               GAsyncReadyCallback  callback,
@@ -90,7 +90,7 @@ sr_portal_policy_check_async (SrPortalPolicy      *self,
   GTask *task = g_task_new (NULL, NULL, callback, user_data);
 
   g_task_set_source_tag (task, sr_portal_policy_check_async);
-  sr_policy_client_check_restore_async (self->client, app_id, (SrRestoreReason) reason, saved_at,
+  sr_policy_client_check_restore_async (self->client, app_id, reason, saved_at,
                                         interactive ? SR_CALL_FLAGS_ALLOW_INTERACTION : SR_CALL_FLAGS_NONE,
                                         NULL, checked, task);
 }

@@ -7,17 +7,9 @@
  */
 #pragma once
 
-#include <gio/gio.h>
+#include <session-restore.h>
 
 G_BEGIN_DECLS
-
-/* The portal's restore reasons (the same numbers as policyd's). */
-typedef enum {
-  SR_PORTAL_PRISTINE = 0,
-  SR_PORTAL_LAUNCH = 1,
-  SR_PORTAL_RECOVER = 2,
-  SR_PORTAL_RESTORE = 3,
-} SrPortalReason;
 
 typedef struct _SrPortalPolicy SrPortalPolicy;
 
@@ -35,7 +27,7 @@ void            sr_portal_policy_free         (SrPortalPolicy      *self);
  * "excluded", …), or the error's message when it could not be asked. */
 void            sr_portal_policy_check_async  (SrPortalPolicy      *self,
                                                const char          *app_id,
-                                               SrPortalReason       reason,
+                                               SrRestoreReason      reason,
                                                gint64               saved_at,
                                                gboolean             interactive,
                                                GAsyncReadyCallback  callback,

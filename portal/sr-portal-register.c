@@ -27,7 +27,7 @@ typedef struct {
   SrPortal *self;                    /* (unowned) */
   GDBusMethodInvocation *invocation; /* (owned) */
   SrPortalSession *session;          /* (unowned) kept until answered */
-  SrPortalReason reason;
+  SrRestoreReason reason;
   gboolean had_state;                /* the instance had state to restore */
 } RegisterCall;
 
@@ -58,8 +58,8 @@ add_discards (GVariantBuilder *ids,
 }
 
 static void
-finish_register (RegisterCall   *call,
-                 SrPortalReason  reason)
+finish_register (RegisterCall    *call,
+                 SrRestoreReason  reason)
 {
   SrPortal *self = call->self;
   SrPortalSession *session = call->session;
@@ -131,14 +131,14 @@ checked (GObject      *source,
       return;
     }
   g_message ("%s: not restoring (%s): %s", call->session->app_id,
-             call->reason == SR_PORTAL_RESTORE ? "restore" :
-             call->reason == SR_PORTAL_RECOVER ? "recover" : "launch", why);
+             call->reason == SR_RESTORE_REASON_RESTORE ? "restore" :
+             call->reason == SR_RESTORE_REASON_RECOVER ? "recover" : "launch", why);
   deny (call->self, call->session, call->had_state);
-  finish_register (call, SR_PORTAL_PRISTINE);
+  finish_register (call, SR_RESTORE_REASON_PRISTINE);
 }
 
 /* Picks the instance the new session uses, and the reason it gets. */
-static SrPortalReason
+static SrRestoreReason
 pick_instance (SrPortal        *self,
                SrPortalSession *session,
                gint64          *out_saved_at,
@@ -147,7 +147,7 @@ pick_instance (SrPortal        *self,
 {
   SrApp *app = sr_portal_record_app (self, session->app_id);
   SrInstance *instance = NULL;
-  SrPortalReason reason = SR_PORTAL_LAUNCH;
+  SrRestoreReason reason = SR_RESTORE_REASON_LAUNCH;
 
   /* One the login reopened first: this may be it. */
   for (guint i = 0; i < app->instances->len; i++)
@@ -179,11 +179,11 @@ pick_instance (SrPortal        *self,
     }
   else if (instance->reopened)
     {
-      reason = SR_PORTAL_RESTORE;
+      reason = SR_RESTORE_REASON_RESTORE;
       *out_interactive = TRUE;
     }
   else if (instance->crashed)
-    reason = SR_PORTAL_RECOVER;
+    reason = SR_RESTORE_REASON_RECOVER;
 
   /* Running again: how it ends next decides what it is. */
   instance->reopened = FALSE;
@@ -241,7 +241,7 @@ handle_register (SrImplSaveRestore     *skeleton,
   if (*app_id == '\0')
     {
       session->closed = closed_before;
-      finish_register (call, SR_PORTAL_PRISTINE);
+      finish_register (call, SR_RESTORE_REASON_PRISTINE);
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
 
