@@ -65,12 +65,15 @@ def close_session(handle, voluntary):
         return
     bus.unregister_object(session['object'])
     if session['version'] >= 2:
-        bus.call_sync(backend, handle, IMPL_SESSION, 'Close2',
-                      GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', voluntary)},)),
-                      None, Gio.DBusCallFlags.NONE, 25000, None)
+        method, params = 'Close2', GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', voluntary)},))
     else:
-        bus.call_sync(backend, handle, IMPL_SESSION, 'Close', None, None,
+        method, params = 'Close', None
+    try:
+        bus.call_sync(backend, handle, IMPL_SESSION, method, params, None,
                       Gio.DBusCallFlags.NONE, 25000, None)
+    except GLib.Error as e:
+        # A backend gone (killed) has nothing to close: the frontend logs it.
+        print(f'portalfrontend: {method} {handle}: {e.message}', file=sys.stderr)
 
 
 def on_session_call(conn, sender, path, iface, method, params, invocation):

@@ -29,10 +29,10 @@ class PortalTestCase(PolicydTestCase):
         self.addCleanup(self.stop, self.frontend)
         self.s.wait_for_name(self.s.bus, 'org.freedesktop.portal.Desktop')
 
-    def start_backend(self):
+    def start_backend(self, **env):
         self.backend_log = open(os.path.join(self.s.root, 'backend.log'), 'a')
         self.addCleanup(self.backend_log.close)
-        self.backend = subprocess.Popen([BACKEND], env=self.s.env, stdout=self.backend_log,
+        self.backend = subprocess.Popen([BACKEND], env={**self.s.env, **env}, stdout=self.backend_log,
                                         stderr=subprocess.STDOUT)
         self.addCleanup(self.stop, self.backend)
         self.s.wait_for_name(self.s.bus, BACKEND_NAME)
@@ -66,9 +66,11 @@ class PortalTestCase(PolicydTestCase):
 
     def record_apps(self):
         with open(self.record, 'rb') as f:
-            data = f.read()
-        state = GLib.Variant.new_from_bytes(GLib.VariantType('a{sv}'), GLib.Bytes(data), False)
-        return state.unpack()['instances']
+            return parse_record(f.read()).unpack()['instances']
+
+
+def parse_record(data):
+    return GLib.Variant.new_from_bytes(GLib.VariantType('a{sv}'), GLib.Bytes(data), False)
 
 
 class TestReasons(PortalTestCase):
@@ -299,8 +301,8 @@ class TestExpired(PortalTestCase):
         old = a.instance_id
         # Its state was saved 40 days ago (max-age-days is 30).
         self.stop(self.backend)
-        record = GLib.Variant.new_from_bytes(GLib.VariantType('a{sv}'),
-                                             GLib.Bytes(open(self.record, 'rb').read()), False).unpack()
+        with open(self.record, 'rb') as f:
+            record = parse_record(f.read()).unpack()
         props, instances = record['instances']['org.example.Editor']
         instances[0]['saved-at'] -= 40 * 86400 * 1000000
         new = GLib.Variant('a{sv}', {
@@ -316,3 +318,31 @@ class TestExpired(PortalTestCase):
         self.assertEqual(b.reason, PRISTINE)
         self.assertIn(old, b.registration['discard-instance-ids'])
         self.assertNotEqual(b.instance_id, old)
+
+
+class TestRecordDurability(PortalTestCase):
+    def test_killed_mid_write_leaves_the_old_record(self):
+        a = self.app('org.example.Editor')
+        a.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        with open(self.record, 'rb') as f:
+            old = f.read()
+        # Its next write of the record stops halfway: SIGKILL.
+        env = {'LD_PRELOAD': os.environ['SR_DIE_MID_WRITE_MODULE'],
+               'SR_DIE_MID_WRITE': os.path.realpath(self.record)}
+        if 'ASAN_OPTIONS' in self.s.env:     # a sanitizer build: its runtime is not first
+            env['ASAN_OPTIONS'] = self.s.env['ASAN_OPTIONS'] + ':verify_asan_link_order=0'
+        self.start_backend(**env)
+        b = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Mail',
+                      register=False)
+        with self.assertRaises(GLib.Error):
+            b.register()
+        self.s.wait_until(lambda: self.backend.poll() is not None, timeout=30, what='the kill')
+        self.assertEqual(self.backend.returncode, -signal.SIGKILL)
+        with open(self.record, 'rb') as f:
+            self.assertEqual(f.read(), old)
+        # The next backend reads it: the editor's state is still its.
+        self.start_backend()
+        c = self.app('org.example.Editor', token='c')
+        self.assertEqual((c.reason, c.instance_id), (LAUNCH, a.instance_id))
