@@ -15,6 +15,7 @@ BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
 BACKEND_NAME = 'org.freedesktop.impl.portal.SessionRestore'
 FRONTEND = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalfrontend.py')
 APP = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalapp.py')
+FAKE_PROMPT = os.path.join(SOURCE_DIR, 'tests', 'lib', 'fakeprompt.py')
 IMPL_SESSION = 'org.freedesktop.impl.portal.Session'
 CONTROL = ('/org/gnome/SessionRestore/Portal', 'org.gnome.SessionRestore.Portal')
 
@@ -231,11 +232,11 @@ class TestPolicy(PortalTestCase):
 class TestSessionEnd(PortalTestCase):
     APPS = ['org.example.Editor', 'org.example.Mail', 'org.example.Terminal']
 
-    def desktop_files(self):
+    def desktop_files(self, app_ids):
         self.launch_log = os.path.join(self.s.root, 'launched.log')
         applications = os.path.join(self.s.data_home, 'applications')
         os.makedirs(applications, exist_ok=True)
-        for app_id in self.APPS:
+        for app_id in app_ids:
             with open(os.path.join(applications, f'{app_id}.desktop'), 'w') as f:
                 f.write(f'[Desktop Entry]\nType=Application\nName={app_id}\n'
                         f'Exec={PYTHON} {APP} {app_id} {self.launch_log}\n')
@@ -247,22 +248,27 @@ class TestSessionEnd(PortalTestCase):
         except FileNotFoundError:
             return []
 
-    def logout_and_login(self, mode, expected):
-        self.desktop_files()
+    def logout_and_login(self, mode, expected, kept_open=(), before_login=None):
+        """Three apps (Mail opted out, Terminal crashed earlier) and
+        @kept_open are open when the session ends; at the next login, in
+        @mode, @expected are relaunched, with these reasons."""
+        self.desktop_files(self.APPS + list(kept_open))
         crashed = self.app('org.example.Terminal')
         crashed.crash()
         self.sync_frontend()
-        apps = [self.app(a) for a in self.APPS]
+        apps = [self.app(a) for a in self.APPS + list(kept_open)]
         self.s.call('SetAppExcluded', 'sb', 'org.example.Mail', True)
         self.s.round_trip()
         apps[2].crash()       # crashed earlier, not open at the end
         self.sync_frontend()
         self.backend.send_signal(signal.SIGTERM)      # the unit stopped with the session
         self.s.wait_until(lambda: self.backend.poll() is not None, timeout=30, what='backend exit')
-        for a in apps[:2]:
+        for a in apps[:2] + apps[3:]:
             self.assertEqual(a.save_hints, 1)
         self.s.gsettings('set', 'login-restore', mode)
         self.s.wait_until(lambda: self.s.prop('LoginRestore') == mode, what=mode)
+        if before_login:
+            before_login()
         self.start_backend()
         self.backend_call(*CONTROL, 'Login', timeout=60000)
         if expected:
@@ -273,12 +279,52 @@ class TestSessionEnd(PortalTestCase):
         for e in self.launched():
             self.addCleanup(lambda pid=e['pid']: os.kill(pid, signal.SIGTERM))
         self.assertEqual(got, expected)
+        return apps
+
+    def stand_in_prompt(self, answer):
+        """A new login's policyd, whose prompt (tests/lib/fakeprompt.py,
+        D-Bus-activated) answers @answer and logs what it was asked."""
+        prompt_dir = os.path.join(self.s.root, 'prompt')
+        os.makedirs(prompt_dir, exist_ok=True)
+        self.prompt_config = os.path.join(prompt_dir, 'prompt.json')
+        with open(self.prompt_config, 'w') as f:
+            json.dump({'answer': answer}, f)
+        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
+        os.makedirs(services, exist_ok=True)
+        with open(os.path.join(services, 'org.gnome.SessionRestore.service'), 'w') as f:
+            f.write('[D-BUS Service]\nName=org.gnome.SessionRestore\n'
+                    f'Exec={PYTHON} {FAKE_PROMPT} {self.prompt_config}\n')
+        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        # policyd takes the prompt's owner for the prompt only if it runs this program.
+        self.s.stop_policyd()
+        self.s.env['SR_PROMPT_EXECUTABLE'] = os.path.realpath(PYTHON)
+        self.s.start_policyd()
+
+    def prompt_asks(self):
+        with open(self.prompt_config + '.log') as f:
+            return [c for c in map(json.loads, f) if c['call'] == 'Ask']
 
     def test_logout_login_always(self):
         self.logout_and_login('always', {'org.example.Editor': RESTORE})
 
     def test_logout_login_never(self):
         self.logout_and_login('never', {})
+
+    def test_logout_login_ask_one_prompt_relaunches_what_the_user_kept(self):
+        # The user unticks Notes in the one prompt.
+        apps = self.logout_and_login(
+            'ask', {'org.example.Editor': RESTORE}, kept_open=['org.example.Notes'],
+            before_login=lambda: self.stand_in_prompt([True, ['org.example.Notes'], False]))
+        asks = self.prompt_asks()
+        self.assertEqual(len(asks), 1, asks)
+        asked = {app for app, _ in asks[0]['apps']}
+        self.assertLessEqual({'org.example.Editor', 'org.example.Notes'}, asked)
+        self.assertNotIn('org.example.Mail', asked)
+        # Declined for this login only: its state stays for its next launch.
+        notes = self.app('org.example.Notes', token='later')
+        self.assertEqual((notes.reason, notes.instance_id), (LAUNCH, apps[3].instance_id))
+        self.assertEqual(len(self.prompt_asks()), 1)
 
     def test_save_hint_at_explicit_session_end(self):
         a = self.app('org.example.Editor')
