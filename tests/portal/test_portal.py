@@ -12,6 +12,7 @@ from srtest import (BUILD_DIR, LAUNCH, PRISTINE, PYTHON, RECOVER, RESTORE, SOURC
                     PolicydTestCase)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
+CTL = os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')
 BACKEND_NAME = 'org.freedesktop.impl.portal.SessionRestore'
 FRONTEND = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalfrontend.py')
 APP = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalapp.py')
@@ -337,6 +338,27 @@ class TestSessionEnd(PortalTestCase):
         a.crash()          # leaving while the session ends: no crash
         self.sync_frontend()
         self.assertFalse(self.record_apps()['org.example.Editor'][1][0]['crashed'])
+
+    def test_ctl_session_end(self):
+        a = self.app('org.example.Editor')
+        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        # The app answers SaveHint from this loop: the command waits for it.
+        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
+        self.assertEqual((ctl.returncode, ctl.stdout.read()),
+                         (0, 'Ended: the open apps are recorded for the next login.\n'))
+        self.assertEqual(a.save_hints, 1)
+        self.assertTrue(self.record_apps()['org.example.Editor'][1][0]['ended-at-session-end'])
+
+    def test_ctl_session_end_without_the_backend(self):
+        self.stop(self.backend)
+        result = subprocess.run([CTL, 'session', 'end'], env=self.s.env, capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual((result.returncode, result.stdout),
+                         (0, 'session-restore-portal is not running: no app to save.\n'))
+        result = subprocess.run([CTL, 'session', 'begin'], env=self.s.env, capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual(result.returncode, 3, result.stderr)
 
 
 class TestExpired(PortalTestCase):
