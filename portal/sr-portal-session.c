@@ -184,6 +184,35 @@ close_handle (SrPortal    *self,
     }
 }
 
+typedef struct {
+  SrPortal *self;     /* (unowned) */
+  char *handle;       /* (owned) */
+  SrCloseKind kind;
+} CloseLater;
+
+static gboolean
+close_on_main_thread (gpointer user_data)
+{
+  CloseLater *later = user_data;
+
+  close_handle (later->self, later->handle, later->kind);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+close_later_free (gpointer user_data)
+{
+  CloseLater *later = user_data;
+
+  g_free (later->handle);
+  g_free (later);
+}
+
+/* In GDBus's worker thread: the subtrees are registered from the filter,
+ * which runs there, and GDBus dispatches to the context they were
+ * registered in. The reply goes at once; the record and the sessions are
+ * the main thread's, so the close itself is done there, in the order the
+ * calls came. */
 static void
 method_call (GDBusConnection       *connection,
              const char            *sender,
@@ -194,25 +223,29 @@ method_call (GDBusConnection       *connection,
              GDBusMethodInvocation *invocation,
              gpointer               user_data)
 {
-  SrPortal *self = user_data;
+  CloseLater *later;
 
+  if (!g_str_equal (method, "Close2") && !g_str_equal (method, "Close"))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
+                                             "No method %s", method);
+      return;
+    }
+  later = g_new0 (CloseLater, 1);
+  later->self = user_data;
+  later->handle = g_strdup (path);
+  later->kind = SR_CLOSE_UNKNOWN;
   if (g_str_equal (method, "Close2"))
     {
       g_autoptr(GVariant) options = g_variant_get_child_value (parameters, 0);
       gboolean voluntary = FALSE;
 
       g_variant_lookup (options, "voluntary", "b", &voluntary);
-      g_dbus_method_invocation_return_value (invocation, NULL);
-      close_handle (self, path, voluntary ? SR_CLOSE_VOLUNTARY : SR_CLOSE_INVOLUNTARY);
+      later->kind = voluntary ? SR_CLOSE_VOLUNTARY : SR_CLOSE_INVOLUNTARY;
     }
-  else if (g_str_equal (method, "Close"))
-    {
-      g_dbus_method_invocation_return_value (invocation, NULL);
-      close_handle (self, path, SR_CLOSE_UNKNOWN);
-    }
-  else
-    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
-                                           "No method %s", method);
+  g_dbus_method_invocation_return_value (invocation, NULL);
+  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, close_on_main_thread, later,
+                              close_later_free);
 }
 
 static GVariant *
@@ -276,7 +309,8 @@ static const GDBusSubtreeVTable subtree_vtable = {
   .dispatch = subtree_dispatch,
 };
 
-/* In GDBus's worker thread, before the message is dispatched. */
+/* In GDBus's worker thread, before the message is dispatched; so are the
+ * subtrees' calls (method_call). */
 static GDBusMessage *
 filter (GDBusConnection *connection,
         GDBusMessage    *message,
