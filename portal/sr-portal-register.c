@@ -83,6 +83,10 @@ finish_register (RegisterCall    *call,
     }
   g_dbus_method_invocation_return_value (call->invocation,
                                          g_variant_new ("(@a{sv})", g_variant_builder_end (&registration)));
+  /* Written after the reply, so that the app does not wait for the disk;
+   * the record keeps its old state until then. */
+  if (app != NULL)
+    sr_portal_record_save_or_warn (self);
 
   session->answered = TRUE;
   /* Closed while policyd was being asked: nothing more will come. */
@@ -114,7 +118,6 @@ deny (SrPortal        *self,
       instance->id = g_strdup (session->instance_id);
       instance->saved_at = 0;
     }
-  sr_portal_record_save_or_warn (self);
 }
 
 static void
@@ -246,7 +249,6 @@ handle_register (SrImplSaveRestore     *skeleton,
     }
 
   call->reason = pick_instance (self, session, &saved_at, &interactive, &call->had_state);
-  sr_portal_record_save_or_warn (self);
   if (closed_before)
     sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
   sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,
