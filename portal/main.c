@@ -64,6 +64,34 @@ handle_end_session (SrPortalDBusPortal    *control,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+static void
+synced (GObject      *source,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  SrPortal *portal = g_object_get_data (G_OBJECT (invocation), "sr-portal");
+
+  if (sr_record_writer_flush_finish (portal->writer, result, &error))
+    g_dbus_method_invocation_return_value (invocation, NULL);
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                           "%s", error->message);
+}
+
+static gboolean
+handle_sync (SrPortalDBusPortal    *control,
+             GDBusMethodInvocation *invocation,
+             gpointer               user_data)
+{
+  SrPortal *portal = user_data;
+
+  g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
+  sr_record_writer_flush_async (portal->writer, synced, g_object_ref (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 static gboolean
 handle_login (SrPortalDBusPortal    *control,
               GDBusMethodInvocation *invocation,
@@ -130,6 +158,7 @@ run_backend (void)
   portal.desktop = sr_portal_desktop_identity ();
   record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
   portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
+  portal.writer = sr_record_writer_new (portal.record_path);
   portal.apps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sr_app_free);
   portal.sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                            (GDestroyNotify) sr_portal_session_free);
@@ -150,6 +179,7 @@ run_backend (void)
   backend.control = sr_portal_dbus_portal_skeleton_new ();
   g_signal_connect (backend.control, "handle-end-session", G_CALLBACK (handle_end_session), &portal);
   g_signal_connect (backend.control, "handle-login", G_CALLBACK (handle_login), &portal);
+  g_signal_connect (backend.control, "handle-sync", G_CALLBACK (handle_sync), &portal);
   if (!sr_portal_sessions_export (&portal, &error) ||
       !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (portal.skeleton), portal.bus,
                                          SR_PORTAL_OBJECT_PATH, &error) ||
@@ -173,6 +203,8 @@ run_backend (void)
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (portal.skeleton));
   g_dbus_connection_flush_sync (portal.bus, NULL, NULL);
+  sr_record_writer_flush_sync (portal.writer);
+  g_clear_pointer (&portal.writer, sr_record_writer_free);
   g_clear_object (&backend.control);
   g_clear_object (&portal.skeleton);
   g_clear_pointer (&portal.policy, sr_portal_policy_free);
@@ -181,6 +213,7 @@ run_backend (void)
   g_clear_pointer (&portal.tombstones, g_hash_table_unref);
   g_clear_pointer (&portal.subtrees, g_hash_table_unref);
   g_clear_pointer (&portal.end_waiters, g_ptr_array_unref);
+  g_clear_pointer (&portal.ended_waiters, g_ptr_array_unref);
   g_clear_handle_id (&portal.end_timeout_id, g_source_remove);
   g_mutex_clear (&portal.subtree_lock);
   g_free (portal.desktop);

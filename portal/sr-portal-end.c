@@ -60,13 +60,36 @@ live_instance (SrPortal        *self,
   return app != NULL ? sr_portal_app_find_instance (app, session->instance_id) : NULL;
 }
 
+static void
+end_flushed (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  SrPortal *self = user_data;
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->ended_waiters);
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_record_writer_flush_finish (self->writer, result, &error))
+    g_warning ("Could not record the apps open at the session's end: %s", error->message);
+  else
+    g_message ("The session ended; the open apps are recorded");
+
+  for (guint i = 0; waiters != NULL && i < waiters->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiters, i);
+      if (error != NULL)
+        g_task_return_error (task, g_error_copy (error));
+      else
+        g_task_return_boolean (task, TRUE);
+    }
+}
+
 /* Every instance open now (or that left since the session began to end)
- * is one to reopen; the record is written clean. */
+ * is one to reopen; the record is written clean, and the session's end is
+ * done only once it is on disk. */
 static void
 finish_end (SrPortal *self)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->end_waiters);
   GHashTableIter iter;
   SrPortalSession *session;
   guint open = 0;
@@ -82,19 +105,13 @@ finish_end (SrPortal *self)
       session->save_hint_sent = FALSE;
       open++;
     }
-  if (!sr_portal_record_save (self, FALSE, &error))
-    g_warning ("Could not record the apps open at the session's end: %s", error->message);
-  else
-    g_message ("The session ended with %u apps open", open);
+  g_message ("The session is ending with %u apps open", open);
+  sr_portal_record_save (self);
 
-  for (guint i = 0; waiters != NULL && i < waiters->len; i++)
-    {
-      GTask *task = g_ptr_array_index (waiters, i);
-      if (error != NULL)
-        g_task_return_error (task, g_error_copy (error));
-      else
-        g_task_return_boolean (task, TRUE);
-    }
+  if (self->ended_waiters == NULL)
+    self->ended_waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_extend_and_steal (self->ended_waiters, g_steal_pointer (&self->end_waiters));
+  sr_record_writer_flush_async (self->writer, end_flushed, self);
 }
 
 static gboolean
@@ -132,7 +149,7 @@ sr_portal_save_hint_response (SrPortal        *self,
     {
       instance->saved_at = g_get_real_time ();
       if (self->end_waiters == NULL)
-        sr_portal_record_save_or_warn (self);
+        sr_portal_record_save (self);
     }
   if (self->end_waiters != NULL && !waiting_for_responses (self))
     finish_end (self);

@@ -110,7 +110,7 @@ checked (GObject      *source,
   if (--login->pending == 0)
     {
       login->self->ending = FALSE;
-      sr_portal_record_save_or_warn (login->self);
+      sr_portal_record_save (login->self);
       g_task_return_boolean (check->task, TRUE);
     }
   g_object_unref (check->task);
@@ -161,7 +161,7 @@ sr_portal_login_async (SrPortal            *self,
     }
   if (login->pending == 0)
     {
-      sr_portal_record_save_or_warn (self);
+      sr_portal_record_save (self);
       g_task_return_boolean (task, TRUE);
     }
 }

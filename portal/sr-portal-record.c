@@ -11,8 +11,9 @@
  * our "saved-at" (x, µs) and "ended-at-session-end" (b). Unknown keys are
  * ignored, as gnome-session's reader does.
  *
- * Every write replaces the file whole (temp file, fsync, rename): a kill
- * at any moment leaves the old record or the new one.
+ * Every write replaces the file whole (temp file, fsync, rename), on the
+ * writer's thread (sr-portal-writer.c): a kill at any moment leaves the
+ * old record or the new one.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -290,16 +291,16 @@ app_is_empty (SrApp *app)
   return app->instances->len == 0 && app->next_id == NULL && app->discard->len == 0;
 }
 
-gboolean
-sr_portal_record_save (SrPortal  *self,
-                       gboolean   dirty,
-                       GError   **error)
+/* Hands a snapshot of the record to the writer (sr-portal-writer.c) and
+ * returns at once. While the session runs the record is dirty; once it has
+ * ended it stays clean: apps leaving the bus now are not crashes. */
+void
+sr_portal_record_save (SrPortal *self)
 {
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GList) ids = g_list_sort (g_hash_table_get_keys (self->apps),
                                       (GCompareFunc) g_strcmp0);
-  g_autofree char *directory = g_path_get_dirname (self->record_path);
   GVariantBuilder instances, builder;
 
   g_variant_builder_init (&instances, G_VARIANT_TYPE (INSTANCES_TYPE));
@@ -311,33 +312,9 @@ sr_portal_record_save (SrPortal  *self,
     }
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&builder, "{sv}", "version", g_variant_new_uint32 (RECORD_VERSION));
-  g_variant_builder_add (&builder, "{sv}", "dirty", g_variant_new_boolean (dirty));
+  g_variant_builder_add (&builder, "{sv}", "dirty", g_variant_new_boolean (!self->ending));
   g_variant_builder_add (&builder, "{sv}", "instances", g_variant_builder_end (&instances));
   state = g_variant_ref_sink (g_variant_builder_end (&builder));
   bytes = g_variant_get_data_as_bytes (state);
-
-  if (g_mkdir_with_parents (directory, 0700) != 0)
-    {
-      int saved_errno = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "Could not create %s: %s", directory, g_strerror (saved_errno));
-      return FALSE;
-    }
-  /* A temporary file, fsync, rename over the record, fsync of the
-   * directory: never a torn record, and the new one survives a power cut. */
-  return g_file_set_contents_full (self->record_path, g_bytes_get_data (bytes, NULL),
-                                   g_bytes_get_size (bytes),
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0600, error);
-}
-
-void
-sr_portal_record_save_or_warn (SrPortal *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  /* Once the session has ended the record stays clean: apps leaving the
-   * bus now are not crashes. */
-  if (!sr_portal_record_save (self, !self->ending, &error))
-    g_warning ("Could not write %s: %s", self->record_path, error->message);
+  sr_record_writer_write (self->writer, bytes);
 }

@@ -86,7 +86,7 @@ finish_register (RegisterCall    *call,
   /* Written after the reply, so that the app does not wait for the disk;
    * the record keeps its old state until then. */
   if (app != NULL)
-    sr_portal_record_save_or_warn (self);
+    sr_portal_record_save (self);
 
   session->answered = TRUE;
   /* Closed while policyd was being asked: nothing more will come. */
@@ -305,7 +305,7 @@ handle_discarded (SrImplSaveRestore     *skeleton,
       changed = TRUE;
     }
   if (changed)
-    sr_portal_record_save_or_warn (self);
+    sr_portal_record_save (self);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 

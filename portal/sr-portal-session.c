@@ -156,7 +156,7 @@ sr_portal_session_close (SrPortal        *self,
         }
     }
   if (instance != NULL)
-    sr_portal_record_save_or_warn (self);
+    sr_portal_record_save (self);
 }
 
 static void

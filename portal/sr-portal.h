@@ -14,6 +14,7 @@
 
 #include "sr-impl-portal.h"
 #include "sr-portal-policy.h"
+#include "sr-portal-writer.h"
 
 G_BEGIN_DECLS
 
@@ -79,6 +80,7 @@ typedef struct {
   SrPortalPolicy *policy;        /* (owned) */
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
+  SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */
   GHashTable *tombstones;        /* (owned) handles closed before Register */
@@ -87,7 +89,10 @@ typedef struct {
   GMutex subtree_lock;           /* guards subtrees (filter thread) */
   GHashTable *subtrees;          /* (owned) sender path → registration id */
   guint filter_id;
-  GPtrArray *end_waiters;        /* (owned) GTasks of session ends under way */
+  GPtrArray *end_waiters;        /* (owned) (nullable) GTasks of session ends
+                                  * waiting for the apps' SaveHintResponse */
+  GPtrArray *ended_waiters;      /* (owned) (nullable) GTasks of session ends
+                                  * waiting for the record to reach the disk */
   guint end_timeout_id;
 } SrPortal;
 
@@ -98,10 +103,7 @@ char      *sr_portal_desktop_identity  (void);
 
 /* sr-portal-record.c */
 void       sr_portal_record_load       (SrPortal   *self);
-gboolean   sr_portal_record_save       (SrPortal   *self,
-                                        gboolean    dirty,
-                                        GError    **error);
-void       sr_portal_record_save_or_warn (SrPortal *self);
+void       sr_portal_record_save       (SrPortal   *self);
 SrApp     *sr_portal_record_app        (SrPortal   *self,
                                         const char *app_id);
 SrInstance *sr_portal_app_find_instance (SrApp     *app,

@@ -5,9 +5,11 @@ which asks policyd and writes its record, against the same path to a
 backend that answers at once (bench-portal-baseline). Two private sessions,
 one each, measured in alternating rounds so that a busy machine slows both
 alike; each figure is a median. Each Register is followed by a voluntary
-Close and a round trip through the backend (not timed), so that the app's
-next launch is LAUNCH with its id again, as an app started and quit over
-and over, and what the close made the backend write is written.
+Close and a round trip through the backend's main loop (not timed), so
+that the app's next launch is LAUNCH with its id again, as an app started
+and quit over and over. The backend writes its record on a worker thread,
+coalescing snapshots, so the writes overlap the next Registers as they do
+on a desktop.
 
 The target: session-restore-portal within 1.3x the do-nothing backend.
 The backend's resident memory when idle afterwards is printed too.
@@ -71,7 +73,7 @@ class World:
         assert registration['restore-reason'] in (1, 3), registration
         self.app.call('org.freedesktop.portal.Session', 'Close', path=self.app.handle)
         # Untimed: a round trip through the backend's main loop, so that
-        # what the close left it to do (the record) is done.
+        # the close is handled (its record write may still be under way).
         self.s.bus.call_sync(BACKEND_NAME, '/org/freedesktop/portal/desktop',
                              'org.freedesktop.DBus.Properties', 'Get',
                              GLib.Variant('(ss)', ('org.freedesktop.impl.portal.SaveRestore', 'version')),

@@ -54,10 +54,9 @@ class PortalTestCase(PolicydTestCase):
 
     def sync_backend(self):
         """A round trip through the backend's main loop: whatever it was
-        sent before (Close2 from the frontend) has been handled."""
-        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.DBus.Properties',
-                          'Get', GLib.Variant('(ss)', ('org.freedesktop.impl.portal.SaveRestore',
-                                                       'version')))
+        sent before (Close2 from the frontend) has been handled, and the
+        record it wrote for it is on disk (Sync)."""
+        self.backend_call(*CONTROL, 'Sync')
 
     def sync_frontend(self):
         self.s.bus.call_sync('org.freedesktop.portal.Desktop', '/org/freedesktop/portal/desktop',
