@@ -1,7 +1,8 @@
 /* main.c: session-restore-ctl, the command line of Session Restore
  *
  * Finds the command and runs it; each command parses its own options
- * (so each has its own --help) and talks only to policyd.
+ * (so each has its own --help) and talks only to policyd, but for
+ * "session end", which is session-restore-portal's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -34,6 +35,7 @@ static const struct {
   { "reset", sr_ctl_cmd_reset, "Put a setting back to its default" },
   { "check", sr_ctl_cmd_check, "What the service would answer about an app, and why" },
   { "monitor", sr_ctl_cmd_monitor, "Print changes as they happen" },
+  { "session", sr_ctl_cmd_session, "“session end”: the desktop session ends (for the portal)" },
   { "_complete", sr_ctl_cmd_complete, NULL },
 };
 

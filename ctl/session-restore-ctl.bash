@@ -15,7 +15,7 @@ _session_restore_ctl()
     fi
 
     local prog=${words[0]}
-    local commands="status list clear exclude include reset-crash-guard allow-recovery get set reset check monitor help"
+    local commands="status list clear exclude include reset-crash-guard allow-recovery get set reset check monitor session help"
 
     if [[ $cword -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -70,6 +70,9 @@ _session_restore_ctl()
         check)
             [[ ${#args[@]} -eq 0 ]] &&
                 COMPREPLY=($(compgen -W "$("$prog" _complete apps 2>/dev/null)" -- "$cur"))
+            ;;
+        session)
+            [[ ${#args[@]} -eq 0 ]] && COMPREPLY=($(compgen -W "end" -- "$cur"))
             ;;
         help)
             [[ ${#args[@]} -eq 0 ]] &&

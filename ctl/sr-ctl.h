@@ -74,6 +74,9 @@ int sr_ctl_cmd_check   (SrCtl *ctl, int argc, char **argv);
 /* sr-ctl-monitor.c */
 int sr_ctl_cmd_monitor (SrCtl *ctl, int argc, char **argv);
 
+/* sr-ctl-session.c */
+int sr_ctl_cmd_session (SrCtl *ctl, int argc, char **argv);
+
 /* sr-ctl-complete.c */
 int sr_ctl_cmd_complete (SrCtl *ctl, int argc, char **argv);
 

@@ -30,7 +30,9 @@ EXPECTED = [
     'share/doc/session-restore/README.md',
     'share/man/man8/session-restore-policyd.8',
     'share/man/man1/session-restore-panel.1',
+    'share/man/man8/session-restore-portal.8',
     'share/help/C/session-restore/index.page',
+    'share/help/C/session-restore/other-desktops.page',
     'share/locale/de/LC_MESSAGES/session-restore.mo',
     'share/help/C/session-restore/examples/keep-one-day.keyfile',
     # libsessionrestore, for consumers outside the project
@@ -40,6 +42,13 @@ EXPECTED = [
     'include/session-restore-1/sr-enum-types.h',
     'share/gir-1.0/SessionRestore-1.0.gir',
     'lib/girepository-1.0/SessionRestore-1.0.typelib',
+    # session-restore-portal
+    'libexec/session-restore-portal',
+    'share/xdg-desktop-portal/portals/session-restore.portal',
+    'share/dbus-1/services/org.freedesktop.impl.portal.SessionRestore.service',
+    'lib/systemd/user/session-restore-portal.service',
+    'share/session-restore/stores.d/session-restore-portal.store',
+    'etc/xdg/autostart/session-restore-portal-login.desktop',
 ]
 
 
@@ -105,7 +114,8 @@ class InstallTest(unittest.TestCase):
         self.assertNotIn('WARNING', log)
 
     def test_man_pages_render(self):
-        for page in ('man8/session-restore-policyd.8', 'man1/session-restore-panel.1'):
+        for page in ('man8/session-restore-policyd.8', 'man1/session-restore-panel.1',
+                     'man8/session-restore-portal.8'):
             result = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z',
                                      os.path.join(self.prefix, 'share', 'man', page)],
                                     capture_output=True, text=True)

@@ -1,0 +1,278 @@
+/* main.c: session-restore-portal, an org.freedesktop.impl.portal.SaveRestore
+ * backend that consults session-restore-policyd
+ *
+ * Without options it is the backend: D-Bus-activated as
+ * org.freedesktop.impl.portal.SessionRestore (the DBusName of
+ * session-restore.portal). With --login it asks the backend (starting it)
+ * to reopen what the last session left open, and exits; the XDG autostart
+ * entry runs that at every login. SIGTERM (the unit stopped with
+ * graphical-session.target) ends the session before exiting.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "session-restore-portal"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+
+#include <glib-unix.h>
+
+#include "sr-portal.h"
+#include "sr-portal-control.h"
+
+typedef struct {
+  SrPortal *portal;             /* (unowned) */
+  SrPortalDBusPortal *control;  /* (owned) */
+  int status;
+} Backend;
+
+static void
+forget_cleared (const char * const *app_ids,
+                gpointer            user_data)
+{
+  sr_portal_record_forget (user_data, app_ids);
+}
+
+static void
+control_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  SrPortal *portal = g_object_get_data (G_OBJECT (invocation), "sr-portal");
+  gboolean ok = g_task_get_source_tag (G_TASK (result)) == sr_portal_login_async
+                ? sr_portal_login_finish (portal, result, &error)
+                : sr_portal_end_session_finish (portal, result, &error);
+
+  if (ok)
+    g_dbus_method_invocation_return_value (invocation, NULL);
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                           "%s", error->message);
+}
+
+static gboolean
+handle_end_session (SrPortalDBusPortal    *control,
+                    GDBusMethodInvocation *invocation,
+                    gpointer               user_data)
+{
+  g_object_set_data (G_OBJECT (invocation), "sr-portal", user_data);
+  sr_portal_end_session_async (user_data, control_done, g_object_ref (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+synced (GObject      *source,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  SrPortal *portal = g_object_get_data (G_OBJECT (invocation), "sr-portal");
+
+  if (sr_record_writer_flush_finish (portal->writer, result, &error))
+    g_dbus_method_invocation_return_value (invocation, NULL);
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                           "%s", error->message);
+}
+
+static gboolean
+handle_sync (SrPortalDBusPortal    *control,
+             GDBusMethodInvocation *invocation,
+             gpointer               user_data)
+{
+  SrPortal *portal = user_data;
+
+  g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
+  sr_record_writer_flush_async (portal->writer, synced, g_object_ref (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_login (SrPortalDBusPortal    *control,
+              GDBusMethodInvocation *invocation,
+              gpointer               user_data)
+{
+  g_object_set_data (G_OBJECT (invocation), "sr-portal", user_data);
+  sr_portal_login_async (user_data, control_done, g_object_ref (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+ended_then_quit (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  SrPortal *portal = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_portal_end_session_finish (portal, result, &error))
+    g_warning ("%s", error->message);
+  g_main_loop_quit (portal->loop);
+}
+
+static gboolean
+on_sigterm (gpointer user_data)
+{
+  SrPortal *portal = user_data;
+
+  g_message ("Stopped: ending the session");
+  sr_portal_end_session_async (portal, ended_then_quit, portal);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+name_lost (GDBusConnection *connection,
+           const char      *name,
+           gpointer         user_data)
+{
+  Backend *backend = user_data;
+
+  g_warning ("Lost or could not own %s", name);
+  backend->status = EXIT_FAILURE;
+  g_main_loop_quit (backend->portal->loop);
+}
+
+static int
+run_backend (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autofree char *record_name = NULL;
+  SrPortal portal = { 0 };
+  Backend backend = { &portal, NULL, EXIT_SUCCESS };
+  guint owner_id;
+
+  portal.bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  if (portal.bus == NULL)
+    {
+      g_printerr ("session-restore-portal: no session bus: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  g_dbus_connection_set_exit_on_close (portal.bus, FALSE);
+  portal.loop = loop;
+  portal.desktop = sr_portal_desktop_identity ();
+  record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
+  portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
+  portal.writer = sr_record_writer_new (portal.record_path);
+  portal.apps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sr_app_free);
+  portal.sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                           (GDestroyNotify) sr_portal_session_free);
+  portal.tombstones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_mutex_init (&portal.subtree_lock);
+  sr_portal_record_load (&portal);
+
+  portal.policy = sr_portal_policy_new (portal.bus, forget_cleared, &portal, &error);
+  if (portal.policy == NULL)
+    {
+      g_printerr ("session-restore-portal: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+
+  portal.skeleton = sr_impl_save_restore_skeleton_new ();
+  sr_impl_save_restore_set_version (portal.skeleton, 1);
+  sr_portal_register_connect (&portal);
+  backend.control = sr_portal_dbus_portal_skeleton_new ();
+  g_signal_connect (backend.control, "handle-end-session", G_CALLBACK (handle_end_session), &portal);
+  g_signal_connect (backend.control, "handle-login", G_CALLBACK (handle_login), &portal);
+  g_signal_connect (backend.control, "handle-sync", G_CALLBACK (handle_sync), &portal);
+  if (!sr_portal_sessions_export (&portal, &error) ||
+      !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (portal.skeleton), portal.bus,
+                                         SR_PORTAL_OBJECT_PATH, &error) ||
+      !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (backend.control), portal.bus,
+                                         SR_PORTAL_CONTROL_PATH, &error))
+    {
+      g_printerr ("session-restore-portal: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  sr_portal_watch_logind (&portal);
+  g_unix_signal_add (SIGTERM, on_sigterm, &portal);
+  g_unix_signal_add (SIGINT, on_sigterm, &portal);
+
+  owner_id = g_bus_own_name_on_connection (portal.bus, SR_PORTAL_BUS_NAME,
+                                           G_BUS_NAME_OWNER_FLAGS_NONE, NULL, name_lost,
+                                           &backend, NULL);
+  g_main_loop_run (loop);
+
+  g_bus_unown_name (owner_id);
+  sr_portal_sessions_unexport (&portal);
+  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
+  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (portal.skeleton));
+  g_dbus_connection_flush_sync (portal.bus, NULL, NULL);
+  sr_record_writer_flush_sync (portal.writer);
+  g_clear_pointer (&portal.writer, sr_record_writer_free);
+  g_clear_object (&backend.control);
+  g_clear_object (&portal.skeleton);
+  g_clear_pointer (&portal.policy, sr_portal_policy_free);
+  g_clear_pointer (&portal.sessions, g_hash_table_unref);
+  g_clear_pointer (&portal.apps, g_hash_table_unref);
+  g_clear_pointer (&portal.tombstones, g_hash_table_unref);
+  g_clear_pointer (&portal.subtrees, g_hash_table_unref);
+  g_clear_pointer (&portal.end_waiters, g_ptr_array_unref);
+  g_clear_pointer (&portal.ended_waiters, g_ptr_array_unref);
+  g_clear_handle_id (&portal.end_timeout_id, g_source_remove);
+  g_mutex_clear (&portal.subtree_lock);
+  g_free (portal.desktop);
+  g_free (portal.record_path);
+  g_clear_object (&portal.system_bus);
+  g_clear_object (&portal.bus);
+  return backend.status;
+}
+
+/* --login: the backend does the work; this only starts it and waits. */
+static int
+run_login (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_autoptr(GVariant) reply = NULL;
+
+  if (bus != NULL)
+    reply = g_dbus_connection_call_sync (bus, SR_PORTAL_BUS_NAME, SR_PORTAL_CONTROL_PATH,
+                                         "org.gnome.SessionRestore.Portal", "Login", NULL, NULL,
+                                         G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
+                                         G_MAXINT, NULL, &error);
+  if (reply == NULL)
+    {
+      g_printerr ("session-restore-portal: could not reopen the last session's apps: %s\n",
+                  error->message);
+      return EXIT_FAILURE;
+    }
+  return EXIT_SUCCESS;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean login = FALSE, version = FALSE;
+  const GOptionEntry entries[] = {
+    { "login", 0, 0, G_OPTION_ARG_NONE, &login,
+      "Reopen the apps open at the last session's end, then exit", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Show the version", NULL },
+    { NULL }
+  };
+
+  setlocale (LC_ALL, "");
+  g_option_context_set_summary (context,
+                                "The save/restore portal backend of Session Restore "
+                                "(org.freedesktop.impl.portal.SaveRestore).");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("session-restore-portal: %s\n", error->message);
+      return 2;
+    }
+  if (version)
+    {
+      g_print ("session-restore-portal %s\n", PACKAGE_VERSION);
+      return EXIT_SUCCESS;
+    }
+  return login ? run_login () : run_backend ();
+}

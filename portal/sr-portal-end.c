@@ -1,0 +1,244 @@
+/* sr-portal-end.c: the end of the desktop session, and suspend
+ *
+ * The session ends when the unit is stopped with graphical-session.target
+ * (SIGTERM), when logind announces a shutdown (PrepareForShutdown), or
+ * when session-restore-ctl session end says so (EndSession, for desktops
+ * with neither). Every registered app gets SaveHint; after their
+ * SaveHintResponse, or 3 s, the record says durably which apps were open
+ * (dirty false), for the next login. From then on an app leaving the bus
+ * is the session ending, not a crash nor a voluntary close.
+ *
+ * Before suspend (PrepareForSleep) apps only get SaveHint.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-portal-end"
+
+#include "config.h"
+
+#include "sr-portal.h"
+
+#define LOGIND_NAME "org.freedesktop.login1"
+#define LOGIND_PATH "/org/freedesktop/login1"
+#define LOGIND_MANAGER "org.freedesktop.login1.Manager"
+
+/* SaveHint to every registered app; returns how many. */
+static guint
+save_hint_all (SrPortal *self)
+{
+  GHashTableIter iter;
+  SrPortalSession *session;
+  guint sent = 0;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    {
+      if (!session->answered || session->closed || session->instance_id == NULL)
+        continue;
+      sr_impl_save_restore_emit_save_hint (self->skeleton, session->handle);
+      session->save_hint_sent = TRUE;
+      sent++;
+    }
+  return sent;
+}
+
+void
+sr_portal_save_hint_all (SrPortal *self)
+{
+  g_message ("Asked %u apps to save", save_hint_all (self));
+}
+
+static SrInstance *
+live_instance (SrPortal        *self,
+               SrPortalSession *session)
+{
+  SrApp *app;
+
+  if (session->cleared || session->instance_id == NULL)
+    return NULL;
+  app = g_hash_table_lookup (self->apps, session->app_id);
+  return app != NULL ? sr_portal_app_find_instance (app, session->instance_id) : NULL;
+}
+
+static void
+end_flushed (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  SrPortal *self = user_data;
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->ended_waiters);
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_record_writer_flush_finish (self->writer, result, &error))
+    g_warning ("Could not record the apps open at the session's end: %s", error->message);
+  else
+    g_message ("The session ended; the open apps are recorded");
+
+  for (guint i = 0; waiters != NULL && i < waiters->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiters, i);
+      if (error != NULL)
+        g_task_return_error (task, g_error_copy (error));
+      else
+        g_task_return_boolean (task, TRUE);
+    }
+}
+
+/* Every instance open now (or that left since the session began to end)
+ * is one to reopen; the record is written clean, and the session's end is
+ * done only once it is on disk. */
+static void
+finish_end (SrPortal *self)
+{
+  GHashTableIter iter;
+  SrPortalSession *session;
+  guint open = 0;
+
+  g_clear_handle_id (&self->end_timeout_id, g_source_remove);
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    {
+      SrInstance *instance = session->closed ? NULL : live_instance (self, session);
+      if (instance == NULL)
+        continue;
+      instance->at_session_end = TRUE;
+      session->save_hint_sent = FALSE;
+      open++;
+    }
+  g_message ("The session is ending with %u apps open", open);
+  sr_portal_record_save (self);
+
+  if (self->ended_waiters == NULL)
+    self->ended_waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_extend_and_steal (self->ended_waiters, g_steal_pointer (&self->end_waiters));
+  sr_record_writer_flush_async (self->writer, end_flushed, self);
+}
+
+static gboolean
+end_timed_out (gpointer user_data)
+{
+  SrPortal *self = user_data;
+
+  self->end_timeout_id = 0;
+  g_message ("Not every app answered SaveHint within %u ms", SR_PORTAL_SAVE_HINT_TIMEOUT_MS);
+  finish_end (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+waiting_for_responses (SrPortal *self)
+{
+  GHashTableIter iter;
+  SrPortalSession *session;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    if (session->save_hint_sent && !session->closed)
+      return TRUE;
+  return FALSE;
+}
+
+void
+sr_portal_save_hint_response (SrPortal        *self,
+                              SrPortalSession *session)
+{
+  SrInstance *instance = live_instance (self, session);
+
+  session->save_hint_sent = FALSE;
+  if (instance != NULL)
+    {
+      instance->saved_at = g_get_real_time ();
+      if (self->end_waiters == NULL)
+        sr_portal_record_save (self);
+    }
+  if (self->end_waiters != NULL && !waiting_for_responses (self))
+    finish_end (self);
+}
+
+void
+sr_portal_end_session_async (SrPortal            *self,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, callback, user_data);
+
+  g_task_set_source_tag (task, sr_portal_end_session_async);
+  if (self->end_waiters != NULL)
+    {
+      /* One under way already: this one ends with it. */
+      g_ptr_array_add (self->end_waiters, g_steal_pointer (&task));
+      return;
+    }
+  self->ending = TRUE;
+  self->end_waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (self->end_waiters, g_steal_pointer (&task));
+  if (save_hint_all (self) == 0)
+    {
+      finish_end (self);
+      return;
+    }
+  self->end_timeout_id = g_timeout_add (SR_PORTAL_SAVE_HINT_TIMEOUT_MS, end_timed_out, self);
+}
+
+gboolean
+sr_portal_end_session_finish (SrPortal      *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+ended_for_logind (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_portal_end_session_finish (user_data, result, &error))
+    g_warning ("%s", error->message);
+}
+
+static void
+logind_signal (GDBusConnection *connection,
+               const char      *sender,
+               const char      *path,
+               const char      *interface,
+               const char      *signal,
+               GVariant        *parameters,
+               gpointer         user_data)
+{
+  SrPortal *self = user_data;
+  gboolean start = FALSE;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
+    return;
+  g_variant_get (parameters, "(b)", &start);
+  if (!start)
+    return;
+  if (g_str_equal (signal, "PrepareForShutdown"))
+    {
+      g_message ("The system is shutting down: ending the session");
+      sr_portal_end_session_async (self, ended_for_logind, self);
+    }
+  else if (g_str_equal (signal, "PrepareForSleep"))
+    sr_portal_save_hint_all (self);
+}
+
+/* Without a system bus (or logind) only SIGTERM and EndSession end the
+ * session. */
+void
+sr_portal_watch_logind (SrPortal *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  self->system_bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (self->system_bus == NULL)
+    {
+      g_message ("No system bus, so no logind: %s", error->message);
+      return;
+    }
+  g_dbus_connection_signal_subscribe (self->system_bus, LOGIND_NAME, LOGIND_MANAGER, NULL,
+                                      LOGIND_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                      logind_signal, self, NULL);
+}

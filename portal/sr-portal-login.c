@@ -1,0 +1,175 @@
+/* sr-portal-login.c: reopening at login the apps open at the session's end
+ *
+ * session-restore-portal --login asks the running backend (Login) to do
+ * this once per login. policyd is asked about every app at once, with
+ * "interactive", so that "Ask every time" shows one prompt for all; the
+ * allowed ones are launched from their desktop files (GIO uses D-Bus
+ * activation for DBusActivatable apps), and their instances are marked so
+ * that their Register gets RESTORE. State policyd will not restore because
+ * it was cleared, opted out or expired is discarded; state merely not
+ * reopened now (the user said no, or "Do not restore") stays for a LAUNCH.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-portal-login"
+
+#include "config.h"
+
+#include <gio/gdesktopappinfo.h>
+
+#include "sr-portal.h"
+
+typedef struct {
+  SrPortal *self;     /* (unowned) */
+  guint pending;
+  guint launched;
+} Login;
+
+typedef struct {
+  GTask *task;        /* (owned) */
+  char *app_id;       /* (owned) */
+} AppCheck;
+
+static gboolean
+why_discards (const char *why)
+{
+  const char *const discarding[] = { "excluded", "disabled", "cleared", "expired", NULL };
+  return why != NULL && g_strv_contains (discarding, why);
+}
+
+static gboolean
+launch (const char *app_id)
+{
+  g_autofree char *desktop_id = g_strconcat (app_id, ".desktop", NULL);
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (desktop_id);
+  g_autoptr(GAppLaunchContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (info == NULL)
+    {
+      g_warning ("Not reopening %s: no desktop file %s", app_id, desktop_id);
+      return FALSE;
+    }
+  context = g_app_launch_context_new ();
+  if (!g_app_info_launch (G_APP_INFO (info), NULL, context, &error))
+    {
+      g_warning ("Could not reopen %s: %s", app_id, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+apply (SrPortal   *self,
+       Login      *login,
+       const char *app_id,
+       gboolean    allowed,
+       const char *why)
+{
+  SrApp *app = g_hash_table_lookup (self->apps, app_id);
+
+  if (app == NULL)
+    return;   /* cleared meanwhile */
+  for (guint i = 0; i < app->instances->len;)
+    {
+      SrInstance *instance = g_ptr_array_index (app->instances, i);
+
+      if (!instance->at_session_end || instance->crashed || instance->live != NULL)
+        {
+          i++;
+          continue;
+        }
+      instance->at_session_end = FALSE;
+      if (allowed)
+        {
+          instance->reopened = launch (app_id);
+          login->launched += instance->reopened;
+        }
+      else if (why_discards (why))
+        {
+          sr_portal_app_discard (app, instance->id);
+          sr_portal_app_remove_instance (app, instance);
+          continue;
+        }
+      i++;
+    }
+}
+
+static void
+checked (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  AppCheck *check = user_data;
+  Login *login = g_task_get_task_data (check->task);
+  g_autofree char *why = NULL;
+  gboolean allowed = sr_portal_policy_check_finish (login->self->policy, result, &why);
+
+  g_message ("Login: %s %s (%s)", allowed ? "reopening" : "not reopening", check->app_id, why);
+  apply (login->self, login, check->app_id, allowed, why);
+  if (--login->pending == 0)
+    {
+      login->self->ending = FALSE;
+      sr_portal_record_save (login->self);
+      g_task_return_boolean (check->task, TRUE);
+    }
+  g_object_unref (check->task);
+  g_free (check->app_id);
+  g_free (check);
+}
+
+void
+sr_portal_login_async (SrPortal            *self,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, callback, user_data);
+  Login *login = g_new0 (Login, 1);
+  GHashTableIter iter;
+  SrApp *app;
+
+  login->self = self;
+  g_task_set_task_data (task, login, g_free);
+  g_task_set_source_tag (task, sr_portal_login_async);
+  /* A new desktop session has begun, whatever the last one left. */
+  self->ending = FALSE;
+
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    {
+      gint64 saved_at = 0;
+      gboolean reopen = FALSE;
+      AppCheck *check;
+
+      for (guint i = 0; i < app->instances->len; i++)
+        {
+          SrInstance *instance = g_ptr_array_index (app->instances, i);
+          if (instance->at_session_end && !instance->crashed && instance->live == NULL)
+            {
+              reopen = TRUE;
+              saved_at = MAX (saved_at, instance->saved_at);
+            }
+        }
+      if (!reopen)
+        continue;
+      check = g_new0 (AppCheck, 1);
+      check->task = g_object_ref (task);
+      check->app_id = g_strdup (app->app_id);
+      login->pending++;
+      sr_portal_policy_check_async (self->policy, app->app_id, SR_RESTORE_REASON_RESTORE, saved_at,
+                                    TRUE, checked, check);
+    }
+  if (login->pending == 0)
+    {
+      sr_portal_record_save (self);
+      g_task_return_boolean (task, TRUE);
+    }
+}
+
+gboolean
+sr_portal_login_finish (SrPortal      *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

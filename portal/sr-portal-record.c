@@ -1,0 +1,320 @@
+/* sr-portal-record.c: the record of instances, in gnome-session's format
+ *
+ * $XDG_STATE_HOME/session-restore-portal@<desktop>.state, so that policyd
+ * lists and clears it as it does gnome-session's (the drop-in
+ * data/stores.d/session-restore-portal.store): a serialized a{sv} with
+ * "version" (u, 1), "dirty" (b: true while the session runs, false once it
+ * ended and the record says which apps were open) and "instances", an
+ * a{s(a{sv}aa{sv})} keyed by app id. Per app: "next-instance-id" (s) and
+ * "discarded-instance-ids" (as), as gnome-session writes them, and our
+ * "next-saved-at" (x). Per instance: "instance-id" (s), "crashed" (b), and
+ * our "saved-at" (x, µs) and "ended-at-session-end" (b). Unknown keys are
+ * ignored, as gnome-session's reader does.
+ *
+ * Every write replaces the file whole (temp file, fsync, rename), on the
+ * writer's thread (sr-portal-writer.c): a kill at any moment leaves the
+ * old record or the new one.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-portal-record"
+
+#include "config.h"
+
+#include "sr-portal.h"
+
+#define RECORD_VERSION 1
+#define RECORD_MAX_SIZE (16 * 1024 * 1024)
+#define INSTANCES_TYPE "a{s(a{sv}aa{sv})}"
+
+static void
+instance_free (SrInstance *instance)
+{
+  g_free (instance->id);
+  g_free (instance);
+}
+
+void
+sr_app_free (SrApp *app)
+{
+  g_free (app->app_id);
+  g_ptr_array_unref (app->instances);
+  g_free (app->next_id);
+  g_ptr_array_unref (app->discard);
+  g_ptr_array_unref (app->cleared_ids);
+  g_free (app);
+}
+
+SrApp *
+sr_portal_record_app (SrPortal   *self,
+                      const char *app_id)
+{
+  SrApp *app = g_hash_table_lookup (self->apps, app_id);
+
+  if (app == NULL)
+    {
+      app = g_new0 (SrApp, 1);
+      app->app_id = g_strdup (app_id);
+      app->instances = g_ptr_array_new_with_free_func ((GDestroyNotify) instance_free);
+      app->discard = g_ptr_array_new_with_free_func (g_free);
+      app->cleared_ids = g_ptr_array_new_with_free_func (g_free);
+      g_hash_table_insert (self->apps, app->app_id, app);
+    }
+  return app;
+}
+
+SrInstance *
+sr_portal_app_find_instance (SrApp      *app,
+                             const char *id)
+{
+  for (guint i = 0; i < app->instances->len; i++)
+    {
+      SrInstance *instance = g_ptr_array_index (app->instances, i);
+      if (g_str_equal (instance->id, id))
+        return instance;
+    }
+  return NULL;
+}
+
+/* Takes @id. */
+SrInstance *
+sr_portal_app_add_instance (SrApp *app,
+                            char  *id)
+{
+  SrInstance *instance = g_new0 (SrInstance, 1);
+
+  instance->id = id;
+  g_ptr_array_add (app->instances, instance);
+  return instance;
+}
+
+void
+sr_portal_app_remove_instance (SrApp      *app,
+                               SrInstance *instance)
+{
+  g_ptr_array_remove (app->instances, instance);
+}
+
+void
+sr_portal_app_discard (SrApp      *app,
+                       const char *id)
+{
+  if (!g_ptr_array_find_with_equal_func (app->discard, id, g_str_equal, NULL))
+    g_ptr_array_add (app->discard, g_strdup (id));
+}
+
+static void
+add_cleared (SrApp      *app,
+             const char *id)
+{
+  if (!g_ptr_array_find_with_equal_func (app->cleared_ids, id, g_str_equal, NULL))
+    g_ptr_array_add (app->cleared_ids, g_strdup (id));
+}
+
+static void
+forget_app (SrApp *app)
+{
+  for (guint i = 0; i < app->instances->len; i++)
+    add_cleared (app, ((SrInstance *) g_ptr_array_index (app->instances, i))->id);
+  for (guint i = 0; i < app->discard->len; i++)
+    add_cleared (app, g_ptr_array_index (app->discard, i));
+  if (app->next_id != NULL)
+    add_cleared (app, app->next_id);
+  g_ptr_array_set_size (app->instances, 0);
+  g_ptr_array_set_size (app->discard, 0);
+  g_clear_pointer (&app->next_id, g_free);
+  app->next_saved_at = 0;
+}
+
+/* policyd cleared these apps (NULL or empty: all): forget them now, so that
+ * no later write of ours brings them back. Their running sessions stay,
+ * but leave nothing behind when they close; the ids are kept in memory,
+ * to be discarded by the app's next Register. */
+void
+sr_portal_record_forget (SrPortal           *self,
+                         const char * const *app_ids)
+{
+  gboolean all = app_ids == NULL || app_ids[0] == NULL;
+  GHashTableIter iter;
+  SrPortalSession *session;
+  SrApp *app;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    if (*session->app_id != '\0' &&
+        (all || g_strv_contains (app_ids, session->app_id)))
+      session->cleared = TRUE;
+
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    if (all || g_strv_contains (app_ids, app->app_id))
+      forget_app (app);
+  g_message ("Forgot the instances of %s: policyd cleared them",
+             all ? "every app" : "some apps");
+}
+
+static void
+load_app (SrPortal   *self,
+          const char *app_id,
+          GVariant   *props,
+          GVariant   *instances,
+          gboolean    dirty)
+{
+  SrApp *app = sr_portal_record_app (self, app_id);
+  g_autofree char *next_id = NULL;
+  g_autofree const char **discarded = NULL;
+  GVariantIter iter;
+  GVariant *dict;
+
+  if (g_variant_lookup (props, "next-instance-id", "s", &next_id))
+    {
+      g_free (app->next_id);
+      app->next_id = g_steal_pointer (&next_id);
+    }
+  g_variant_lookup (props, "next-saved-at", "x", &app->next_saved_at);
+  if (g_variant_lookup (props, "discarded-instance-ids", "^a&s", &discarded))
+    for (guint i = 0; discarded[i] != NULL; i++)
+      sr_portal_app_discard (app, discarded[i]);
+
+  g_variant_iter_init (&iter, instances);
+  while ((dict = g_variant_iter_next_value (&iter)) != NULL)
+    {
+      g_autoptr(GVariant) owned = dict;
+      char *id = NULL;
+      SrInstance *instance;
+
+      if (!g_variant_lookup (dict, "instance-id", "s", &id))
+        continue;
+      if (sr_portal_app_find_instance (app, id) != NULL)
+        {
+          g_free (id);
+          continue;
+        }
+      instance = sr_portal_app_add_instance (app, id);
+      g_variant_lookup (dict, "crashed", "b", &instance->crashed);
+      g_variant_lookup (dict, "saved-at", "x", &instance->saved_at);
+      g_variant_lookup (dict, "ended-at-session-end", "b", &instance->at_session_end);
+      if (dirty && !instance->at_session_end)
+        instance->crashed = TRUE;
+    }
+}
+
+/* A record that is missing starts empty; one that does not parse is
+ * reported and left alone until the next write replaces it. */
+void
+sr_portal_record_load (SrPortal *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMappedFile) file = g_mapped_file_new (self->record_path, FALSE, &error);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GVariant) state = NULL;
+  g_autoptr(GVariant) instances = NULL;
+  guint32 version = 0;
+  gboolean dirty = TRUE;
+  GVariantIter iter;
+  const char *app_id;
+  GVariant *props, *list;
+
+  if (file == NULL)
+    {
+      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_warning ("Could not read %s: %s", self->record_path, error->message);
+      return;
+    }
+  bytes = g_mapped_file_get_bytes (file);
+  if (g_bytes_get_size (bytes) == 0)
+    return;
+  if (g_bytes_get_size (bytes) > RECORD_MAX_SIZE)
+    {
+      g_warning ("Ignoring %s: larger than %u bytes", self->record_path, RECORD_MAX_SIZE);
+      return;
+    }
+  state = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
+  if (!g_variant_lookup (state, "version", "u", &version) || version != RECORD_VERSION)
+    {
+      g_warning ("Ignoring %s: not a version %u record", self->record_path, RECORD_VERSION);
+      return;
+    }
+  instances = g_variant_lookup_value (state, "instances", G_VARIANT_TYPE (INSTANCES_TYPE));
+  if (instances == NULL)
+    return;
+
+  /* A dirty record was not closed by a session's end: the backend or the
+   * whole session stopped without it, and the apps it shows running were
+   * not closed cleanly. */
+  g_variant_lookup (state, "dirty", "b", &dirty);
+  g_variant_iter_init (&iter, instances);
+  while (g_variant_iter_next (&iter, "{&s(@a{sv}@aa{sv})}", &app_id, &props, &list))
+    {
+      load_app (self, app_id, props, list, dirty);
+      g_variant_unref (props);
+      g_variant_unref (list);
+    }
+}
+
+static GVariant *
+app_to_variant (SrApp *app)
+{
+  GVariantBuilder props, instances;
+
+  g_variant_builder_init (&props, G_VARIANT_TYPE_VARDICT);
+  if (app->next_id != NULL)
+    {
+      g_variant_builder_add (&props, "{sv}", "next-instance-id", g_variant_new_string (app->next_id));
+      g_variant_builder_add (&props, "{sv}", "next-saved-at", g_variant_new_int64 (app->next_saved_at));
+    }
+  if (app->discard->len > 0)
+    g_variant_builder_add (&props, "{sv}", "discarded-instance-ids",
+                           g_variant_new_strv ((const char * const *) app->discard->pdata,
+                                               app->discard->len));
+
+  g_variant_builder_init (&instances, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < app->instances->len; i++)
+    {
+      SrInstance *instance = g_ptr_array_index (app->instances, i);
+
+      g_variant_builder_open (&instances, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&instances, "{sv}", "instance-id", g_variant_new_string (instance->id));
+      g_variant_builder_add (&instances, "{sv}", "crashed", g_variant_new_boolean (instance->crashed));
+      g_variant_builder_add (&instances, "{sv}", "saved-at", g_variant_new_int64 (instance->saved_at));
+      g_variant_builder_add (&instances, "{sv}", "ended-at-session-end",
+                             g_variant_new_boolean (instance->at_session_end));
+      g_variant_builder_close (&instances);
+    }
+  return g_variant_new ("(@a{sv}@aa{sv})", g_variant_builder_end (&props),
+                        g_variant_builder_end (&instances));
+}
+
+static gboolean
+app_is_empty (SrApp *app)
+{
+  return app->instances->len == 0 && app->next_id == NULL && app->discard->len == 0;
+}
+
+/* Hands a snapshot of the record to the writer (sr-portal-writer.c) and
+ * returns at once. While the session runs the record is dirty; once it has
+ * ended it stays clean: apps leaving the bus now are not crashes. */
+void
+sr_portal_record_save (SrPortal *self)
+{
+  g_autoptr(GVariant) state = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GList) ids = g_list_sort (g_hash_table_get_keys (self->apps),
+                                      (GCompareFunc) g_strcmp0);
+  GVariantBuilder instances, builder;
+
+  g_variant_builder_init (&instances, G_VARIANT_TYPE (INSTANCES_TYPE));
+  for (GList *l = ids; l != NULL; l = l->next)
+    {
+      SrApp *app = g_hash_table_lookup (self->apps, l->data);
+      if (!app_is_empty (app))
+        g_variant_builder_add (&instances, "{s@(a{sv}aa{sv})}", app->app_id, app_to_variant (app));
+    }
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "version", g_variant_new_uint32 (RECORD_VERSION));
+  g_variant_builder_add (&builder, "{sv}", "dirty", g_variant_new_boolean (!self->ending));
+  g_variant_builder_add (&builder, "{sv}", "instances", g_variant_builder_end (&instances));
+  state = g_variant_ref_sink (g_variant_builder_end (&builder));
+  bytes = g_variant_get_data_as_bytes (state);
+  sr_record_writer_write (self->writer, bytes);
+}

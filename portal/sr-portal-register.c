@@ -1,0 +1,335 @@
+/* sr-portal-register.c: Register, and what apps confirm
+ *
+ * The restore reason comes from the record: an instance the login
+ * reopened → RESTORE; one whose session closed without a voluntary close
+ * (and not because the desktop session ended) → RECOVER; otherwise
+ * LAUNCH, with the id of the app's last cleanly closed instance when
+ * there is one, so that light state carries over. policyd is asked about
+ * that reason with the instance's saved-at; its DENY makes it PRISTINE,
+ * and the instance's old id goes to the ids to discard while the app
+ * gets a fresh one.
+ *
+ * The frontend forwards DiscardedInstanceIds and SaveHintResponse from
+ * any client with any handle, so they count only as confirmations of what
+ * this backend asked of that very handle, and only from the connection
+ * that registered it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-portal-register"
+
+#include "config.h"
+
+#include "sr-app-id.h"
+#include "sr-portal.h"
+
+typedef struct {
+  SrPortal *self;                    /* (unowned) */
+  GDBusMethodInvocation *invocation; /* (owned) */
+  SrPortalSession *session;          /* (unowned) kept until answered */
+  SrRestoreReason reason;
+  gboolean had_state;                /* the instance had state to restore */
+} RegisterCall;
+
+static gboolean
+handle_is_valid (const char *handle)
+{
+  const char *rest;
+  const char *slash;
+
+  if (!g_str_has_prefix (handle, SR_PORTAL_SESSION_PREFIX))
+    return FALSE;
+  rest = handle + strlen (SR_PORTAL_SESSION_PREFIX);
+  slash = strchr (rest, '/');
+  return slash != NULL && slash != rest && slash[1] != '\0' && strchr (slash + 1, '/') == NULL;
+}
+
+static void
+add_discards (GVariantBuilder *ids,
+              SrPortalSession *session,
+              GPtrArray       *list)
+{
+  for (guint i = 0; i < list->len; i++)
+    {
+      const char *id = g_ptr_array_index (list, i);
+      g_variant_builder_add (ids, "s", id);
+      g_hash_table_add (session->asked_discard, g_strdup (id));
+    }
+}
+
+static void
+finish_register (RegisterCall    *call,
+                 SrRestoreReason  reason)
+{
+  SrPortal *self = call->self;
+  SrPortalSession *session = call->session;
+  SrApp *app = *session->app_id != '\0' ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
+  GVariantBuilder registration, ids;
+
+  g_variant_builder_init (&registration, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&registration, "{sv}", "restore-reason", g_variant_new_uint32 (reason));
+  if (session->instance_id != NULL)
+    {
+      g_variant_builder_add (&registration, "{sv}", "instance-id",
+                             g_variant_new_string (session->instance_id));
+      g_variant_builder_init (&ids, G_VARIANT_TYPE_STRING_ARRAY);
+      if (app != NULL)
+        {
+          add_discards (&ids, session, app->discard);
+          add_discards (&ids, session, app->cleared_ids);
+        }
+      g_variant_builder_add (&registration, "{sv}", "discard-instance-ids",
+                             g_variant_builder_end (&ids));
+    }
+  g_dbus_method_invocation_return_value (call->invocation,
+                                         g_variant_new ("(@a{sv})", g_variant_builder_end (&registration)));
+  /* Written after the reply, so that the app does not wait for the disk;
+   * the record keeps its old state until then. */
+  if (app != NULL)
+    sr_portal_record_save (self);
+
+  session->answered = TRUE;
+  /* Closed while policyd was being asked: nothing more will come. */
+  if (session->closed && g_hash_table_lookup (self->sessions, session->handle) == session)
+    g_hash_table_remove (self->sessions, session->handle);
+  g_object_unref (call->invocation);
+  g_free (call);
+}
+
+/* policyd said no: nothing is restored, and the instance's state is done
+ * with; the app keeps running under a fresh id. */
+static void
+deny (SrPortal        *self,
+      SrPortalSession *session,
+      gboolean         had_state)
+{
+  SrApp *app = g_hash_table_lookup (self->apps, session->app_id);
+  SrInstance *instance;
+
+  if (app == NULL || !had_state || session->cleared)
+    return;
+  instance = sr_portal_app_find_instance (app, session->instance_id);
+  sr_portal_app_discard (app, session->instance_id);
+  g_free (session->instance_id);
+  session->instance_id = sr_portal_new_instance_id (self->desktop, app);
+  if (instance != NULL)
+    {
+      g_free (instance->id);
+      instance->id = g_strdup (session->instance_id);
+      instance->saved_at = 0;
+    }
+}
+
+static void
+checked (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  RegisterCall *call = user_data;
+  g_autofree char *why = NULL;
+
+  if (sr_portal_policy_check_finish (call->self->policy, result, &why))
+    {
+      finish_register (call, call->reason);
+      return;
+    }
+  g_message ("%s: not restoring (%s): %s", call->session->app_id,
+             call->reason == SR_RESTORE_REASON_RESTORE ? "restore" :
+             call->reason == SR_RESTORE_REASON_RECOVER ? "recover" : "launch", why);
+  deny (call->self, call->session, call->had_state);
+  finish_register (call, SR_RESTORE_REASON_PRISTINE);
+}
+
+/* Picks the instance the new session uses, and the reason it gets. */
+static SrRestoreReason
+pick_instance (SrPortal        *self,
+               SrPortalSession *session,
+               gint64          *out_saved_at,
+               gboolean        *out_interactive,
+               gboolean        *out_had_state)
+{
+  SrApp *app = sr_portal_record_app (self, session->app_id);
+  SrInstance *instance = NULL;
+  SrRestoreReason reason = SR_RESTORE_REASON_LAUNCH;
+
+  /* One the login reopened first: this may be it. */
+  for (guint i = 0; i < app->instances->len; i++)
+    {
+      SrInstance *candidate = g_ptr_array_index (app->instances, i);
+      if (candidate->live == NULL && (instance == NULL || (candidate->reopened && !instance->reopened)))
+        instance = candidate;
+    }
+
+  *out_interactive = FALSE;
+  *out_had_state = TRUE;
+  if (instance == NULL)
+    {
+      gint64 saved_at = 0;
+      char *id;
+
+      if (app->next_id != NULL)
+        {
+          id = g_steal_pointer (&app->next_id);
+          saved_at = app->next_saved_at;
+        }
+      else
+        {
+          id = sr_portal_new_instance_id (self->desktop, app);
+          *out_had_state = FALSE;
+        }
+      instance = sr_portal_app_add_instance (app, id);
+      instance->saved_at = saved_at;
+    }
+  else if (instance->reopened)
+    {
+      reason = SR_RESTORE_REASON_RESTORE;
+      *out_interactive = TRUE;
+    }
+  else if (instance->crashed)
+    reason = SR_RESTORE_REASON_RECOVER;
+
+  /* Running again: how it ends next decides what it is. */
+  instance->reopened = FALSE;
+  instance->crashed = FALSE;
+  instance->at_session_end = FALSE;
+  instance->live = session;
+  session->instance_id = g_strdup (instance->id);
+  *out_saved_at = instance->saved_at;
+  return reason;
+}
+
+static gboolean
+handle_register (SrImplSaveRestore     *skeleton,
+                 GDBusMethodInvocation *invocation,
+                 const char            *handle,
+                 const char            *app_id,
+                 GVariant              *options,
+                 gpointer               user_data)
+{
+  SrPortal *self = user_data;
+  SrPortalSession *session = g_hash_table_lookup (self->sessions, handle);
+  RegisterCall *call;
+  gboolean closed_before, interactive = FALSE;
+  gint64 saved_at = 0;
+
+  if (!handle_is_valid (handle))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                             "“%s” is not a session handle", handle);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  /* A closed session waiting for its answer still holds the path. */
+  if (session != NULL && (!session->closed || !session->answered))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                             "“%s” is registered already", handle);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  closed_before = g_hash_table_remove (self->tombstones, handle);
+  call = g_new0 (RegisterCall, 1);
+  call->self = self;
+  call->invocation = g_object_ref (invocation);
+  if (*app_id != '\0' && !sr_app_id_validate (app_id, NULL))
+    {
+      g_message ("Register: “%s” is not an app id: restoring nothing", app_id);
+      app_id = "";
+    }
+  call->session = session = sr_portal_session_new (self, handle,
+                                                   g_dbus_method_invocation_get_sender (invocation),
+                                                   app_id);
+
+  /* A host process the frontend could not identify: nothing to tell its
+   * state apart by. */
+  if (*app_id == '\0')
+    {
+      session->closed = closed_before;
+      finish_register (call, SR_RESTORE_REASON_PRISTINE);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  call->reason = pick_instance (self, session, &saved_at, &interactive, &call->had_state);
+  if (closed_before)
+    sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
+  sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,
+                                checked, call);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* The session at @handle, if @invocation comes from whoever registered it. */
+static SrPortalSession *
+confirming_session (SrPortal              *self,
+                    GDBusMethodInvocation *invocation,
+                    const char            *handle)
+{
+  SrPortalSession *session = g_hash_table_lookup (self->sessions, handle);
+
+  if (session == NULL || session->closed ||
+      g_strcmp0 (session->frontend, g_dbus_method_invocation_get_sender (invocation)) != 0)
+    return NULL;
+  return session;
+}
+
+static void
+remove_id (GPtrArray  *list,
+           const char *id)
+{
+  guint index;
+
+  if (g_ptr_array_find_with_equal_func (list, id, g_str_equal, &index))
+    g_ptr_array_remove_index (list, index);
+}
+
+static gboolean
+handle_discarded (SrImplSaveRestore     *skeleton,
+                  GDBusMethodInvocation *invocation,
+                  const char            *handle,
+                  const char * const    *ids,
+                  gpointer               user_data)
+{
+  SrPortal *self = user_data;
+  SrPortalSession *session = confirming_session (self, invocation, handle);
+  SrApp *app = session != NULL ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
+  gboolean changed = FALSE;
+
+  sr_impl_save_restore_complete_discarded_instance_ids (skeleton, invocation);
+  if (app == NULL)
+    return G_DBUS_METHOD_INVOCATION_HANDLED;
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      /* Only what this handle was asked to discard. */
+      if (!g_hash_table_remove (session->asked_discard, ids[i]))
+        continue;
+      remove_id (app->discard, ids[i]);
+      remove_id (app->cleared_ids, ids[i]);
+      changed = TRUE;
+    }
+  if (changed)
+    sr_portal_record_save (self);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_save_hint_response (SrImplSaveRestore     *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           const char            *handle,
+                           gpointer               user_data)
+{
+  SrPortal *self = user_data;
+  SrPortalSession *session = confirming_session (self, invocation, handle);
+
+  sr_impl_save_restore_complete_save_hint_response (skeleton, invocation);
+  if (session != NULL && session->save_hint_sent)
+    sr_portal_save_hint_response (self, session);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+void
+sr_portal_register_connect (SrPortal *self)
+{
+  g_signal_connect (self->skeleton, "handle-register", G_CALLBACK (handle_register), self);
+  g_signal_connect (self->skeleton, "handle-discarded-instance-ids",
+                    G_CALLBACK (handle_discarded), self);
+  g_signal_connect (self->skeleton, "handle-save-hint-response",
+                    G_CALLBACK (handle_save_hint_response), self);
+}

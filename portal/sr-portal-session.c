@@ -1,0 +1,372 @@
+/* sr-portal-session.c: org.freedesktop.impl.portal.Session at every handle
+ *
+ * The frontend reads the session object's "version" before it calls
+ * Register (a GetAll when it makes its proxy): a backend whose object
+ * appears only inside Register looks like version 0 and only ever gets
+ * Close(), which does not say whether the app crashed. So version 2 is
+ * served at every path below /org/freedesktop/portal/desktop/session/,
+ * registered or not, from before Register.
+ *
+ * Handles are …/session/SENDER/TOKEN, two levels below the prefix, and a
+ * GDBus subtree dispatches only to its direct children: a message filter
+ * registers a subtree (with G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES)
+ * for each SENDER the first time a message for it arrives, before GDBus
+ * dispatches that message; the last session of a SENDER to close takes it
+ * away again.
+ *
+ * Close and Close2 are answered at once (the frontend blocks a thread on
+ * them), may come before Register has been answered, and leave the path
+ * free for a new Register.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-portal-session"
+
+#include "config.h"
+
+#include "sr-portal.h"
+
+#define SESSION_VERSION 2
+/* Handles closed before their Register arrived, remembered so that the
+ * late Register finds its session closed; their senders have left the
+ * bus, so these paths cannot come back. */
+#define MAX_TOMBSTONES 1024
+
+static char *
+sender_path (const char *path)
+{
+  const char *rest, *slash;
+
+  if (!g_str_has_prefix (path, SR_PORTAL_SESSION_PREFIX))
+    return NULL;
+  rest = path + strlen (SR_PORTAL_SESSION_PREFIX);
+  slash = strchr (rest, '/');
+  if (slash == NULL || slash == rest || strchr (slash + 1, '/') != NULL || slash[1] == '\0')
+    return NULL;
+  return g_strndup (path, slash - path);
+}
+
+void
+sr_portal_session_free (SrPortalSession *session)
+{
+  g_free (session->handle);
+  g_free (session->frontend);
+  g_free (session->app_id);
+  g_free (session->instance_id);
+  g_clear_pointer (&session->asked_discard, g_hash_table_unref);
+  g_free (session);
+}
+
+SrPortalSession *
+sr_portal_session_new (SrPortal   *self,
+                       const char *handle,
+                       const char *frontend,
+                       const char *app_id)
+{
+  SrPortalSession *session = g_new0 (SrPortalSession, 1);
+
+  session->handle = g_strdup (handle);
+  session->frontend = g_strdup (frontend);
+  session->app_id = g_strdup (app_id);
+  session->asked_discard = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* A path is reused after Close: a new session replaces the closed one. */
+  g_hash_table_replace (self->sessions, session->handle, session);
+  return session;
+}
+
+static void
+drop_sender_subtree (SrPortal   *self,
+                     const char *handle)
+{
+  g_autofree char *parent = sender_path (handle);
+  g_autofree char *prefix = NULL;
+  GHashTableIter iter;
+  const char *other;
+  gpointer id;
+
+  if (parent == NULL)
+    return;
+  prefix = g_strconcat (parent, "/", NULL);
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &other, NULL))
+    if (g_str_has_prefix (other, prefix))
+      return;
+
+  g_mutex_lock (&self->subtree_lock);
+  if (g_hash_table_lookup_extended (self->subtrees, parent, NULL, &id))
+    {
+      g_dbus_connection_unregister_subtree (self->bus, GPOINTER_TO_UINT (id));
+      g_hash_table_remove (self->subtrees, parent);
+    }
+  g_mutex_unlock (&self->subtree_lock);
+}
+
+/* What the record learns from a close. */
+void
+sr_portal_session_close (SrPortal        *self,
+                         SrPortalSession *session,
+                         SrCloseKind      kind)
+{
+  SrApp *app = NULL;
+  SrInstance *instance = NULL;
+  gboolean counted = *session->app_id != '\0' && !session->cleared;
+
+  if (session->closed)
+    return;
+  session->closed = TRUE;
+  if (counted && session->instance_id != NULL)
+    {
+      app = g_hash_table_lookup (self->apps, session->app_id);
+      instance = app != NULL ? sr_portal_app_find_instance (app, session->instance_id) : NULL;
+    }
+  if (instance != NULL && instance->live == session)
+    instance->live = NULL;
+
+  /* Apps leaving while the session ends are neither crashes nor
+   * voluntary: the record keeps them as open at the end. */
+  if (counted && !self->ending && kind != SR_CLOSE_UNKNOWN)
+    sr_portal_policy_note_exit (self->policy, session->app_id, kind == SR_CLOSE_VOLUNTARY);
+
+  if (instance != NULL && self->ending)
+    instance->at_session_end = TRUE;
+  else if (instance != NULL)
+    {
+      gint64 now = g_get_real_time ();
+
+      switch (kind)
+        {
+        case SR_CLOSE_VOLUNTARY:
+          /* Its id goes to the app's next launch; the one kept for that
+           * until now is done with. */
+          if (app->next_id != NULL)
+            sr_portal_app_discard (app, app->next_id);
+          g_free (app->next_id);
+          app->next_id = g_strdup (instance->id);
+          app->next_saved_at = now;
+          sr_portal_app_remove_instance (app, instance);
+          break;
+        case SR_CLOSE_INVOLUNTARY:
+          instance->crashed = TRUE;
+          instance->saved_at = now;
+          break;
+        case SR_CLOSE_UNKNOWN:
+        default:
+          instance->saved_at = now;
+          break;
+        }
+    }
+  if (instance != NULL)
+    sr_portal_record_save (self);
+}
+
+static void
+close_handle (SrPortal    *self,
+              const char  *handle,
+              SrCloseKind  kind)
+{
+  SrPortalSession *session = g_hash_table_lookup (self->sessions, handle);
+
+  if (session == NULL)
+    {
+      /* Before its Register: that Register will find it closed. A
+       * voluntary close needs the handle Register returns, so it cannot
+       * come first. */
+      if (kind != SR_CLOSE_VOLUNTARY && g_hash_table_size (self->tombstones) < MAX_TOMBSTONES)
+        g_hash_table_add (self->tombstones, g_strdup (handle));
+      return;
+    }
+  sr_portal_session_close (self, session, kind);
+  /* Register's reply still needs it; it goes once answered. */
+  if (session->answered)
+    {
+      g_hash_table_remove (self->sessions, handle);
+      drop_sender_subtree (self, handle);
+    }
+}
+
+typedef struct {
+  SrPortal *self;     /* (unowned) */
+  char *handle;       /* (owned) */
+  SrCloseKind kind;
+} CloseLater;
+
+static gboolean
+close_on_main_thread (gpointer user_data)
+{
+  CloseLater *later = user_data;
+
+  close_handle (later->self, later->handle, later->kind);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+close_later_free (gpointer user_data)
+{
+  CloseLater *later = user_data;
+
+  g_free (later->handle);
+  g_free (later);
+}
+
+/* In GDBus's worker thread: the subtrees are registered from the filter,
+ * which runs there, and GDBus dispatches to the context they were
+ * registered in. The reply goes at once; the record and the sessions are
+ * the main thread's, so the close itself is done there, in the order the
+ * calls came. */
+static void
+method_call (GDBusConnection       *connection,
+             const char            *sender,
+             const char            *path,
+             const char            *interface,
+             const char            *method,
+             GVariant              *parameters,
+             GDBusMethodInvocation *invocation,
+             gpointer               user_data)
+{
+  CloseLater *later;
+
+  if (!g_str_equal (method, "Close2") && !g_str_equal (method, "Close"))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
+                                             "No method %s", method);
+      return;
+    }
+  later = g_new0 (CloseLater, 1);
+  later->self = user_data;
+  later->handle = g_strdup (path);
+  later->kind = SR_CLOSE_UNKNOWN;
+  if (g_str_equal (method, "Close2"))
+    {
+      g_autoptr(GVariant) options = g_variant_get_child_value (parameters, 0);
+      gboolean voluntary = FALSE;
+
+      g_variant_lookup (options, "voluntary", "b", &voluntary);
+      later->kind = voluntary ? SR_CLOSE_VOLUNTARY : SR_CLOSE_INVOLUNTARY;
+    }
+  g_dbus_method_invocation_return_value (invocation, NULL);
+  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, close_on_main_thread, later,
+                              close_later_free);
+}
+
+static GVariant *
+get_property (GDBusConnection  *connection,
+              const char       *sender,
+              const char       *path,
+              const char       *interface,
+              const char       *property,
+              GError          **error,
+              gpointer          user_data)
+{
+  return g_variant_new_uint32 (SESSION_VERSION);
+}
+
+static const GDBusInterfaceVTable session_vtable = {
+  .method_call = method_call,
+  .get_property = get_property,
+};
+
+static char **
+subtree_enumerate (GDBusConnection *connection,
+                   const char      *sender,
+                   const char      *path,
+                   gpointer         user_data)
+{
+  return g_new0 (char *, 1);
+}
+
+static GDBusInterfaceInfo **
+subtree_introspect (GDBusConnection *connection,
+                    const char      *sender,
+                    const char      *path,
+                    const char      *node,
+                    gpointer         user_data)
+{
+  GDBusInterfaceInfo **infos;
+
+  if (node == NULL)
+    return NULL;
+  infos = g_new0 (GDBusInterfaceInfo *, 2);
+  infos[0] = g_dbus_interface_info_ref ((GDBusInterfaceInfo *) sr_impl_session_interface_info ());
+  return infos;
+}
+
+static const GDBusInterfaceVTable *
+subtree_dispatch (GDBusConnection *connection,
+                  const char      *sender,
+                  const char      *path,
+                  const char      *interface,
+                  const char      *node,
+                  gpointer        *out_user_data,
+                  gpointer         user_data)
+{
+  *out_user_data = user_data;
+  return &session_vtable;
+}
+
+static const GDBusSubtreeVTable subtree_vtable = {
+  .enumerate = subtree_enumerate,
+  .introspect = subtree_introspect,
+  .dispatch = subtree_dispatch,
+};
+
+/* In GDBus's worker thread, before the message is dispatched; so are the
+ * subtrees' calls (method_call). */
+static GDBusMessage *
+filter (GDBusConnection *connection,
+        GDBusMessage    *message,
+        gboolean         incoming,
+        gpointer         user_data)
+{
+  SrPortal *self = user_data;
+  const char *path;
+  g_autofree char *parent = NULL;
+
+  if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
+    return message;
+  path = g_dbus_message_get_path (message);
+  if (path == NULL || (parent = sender_path (path)) == NULL)
+    return message;
+
+  g_mutex_lock (&self->subtree_lock);
+  if (!g_hash_table_contains (self->subtrees, parent))
+    {
+      g_autoptr(GError) error = NULL;
+      guint id = g_dbus_connection_register_subtree (connection, parent, &subtree_vtable,
+                                                     G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
+                                                     self, NULL, &error);
+      if (id == 0)
+        g_warning ("Could not serve sessions under %s: %s", parent, error->message);
+      else
+        g_hash_table_insert (self->subtrees, g_steal_pointer (&parent), GUINT_TO_POINTER (id));
+    }
+  g_mutex_unlock (&self->subtree_lock);
+  return message;
+}
+
+gboolean
+sr_portal_sessions_export (SrPortal  *self,
+                           GError   **error)
+{
+  self->subtrees = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->filter_id = g_dbus_connection_add_filter (self->bus, filter, self, NULL);
+  return TRUE;
+}
+
+void
+sr_portal_sessions_unexport (SrPortal *self)
+{
+  GHashTableIter iter;
+  gpointer id;
+
+  if (self->filter_id != 0)
+    g_dbus_connection_remove_filter (self->bus, self->filter_id);
+  self->filter_id = 0;
+  if (self->subtrees == NULL)
+    return;
+  g_mutex_lock (&self->subtree_lock);
+  g_hash_table_iter_init (&iter, self->subtrees);
+  while (g_hash_table_iter_next (&iter, NULL, &id))
+    g_dbus_connection_unregister_subtree (self->bus, GPOINTER_TO_UINT (id));
+  g_hash_table_remove_all (self->subtrees);
+  g_mutex_unlock (&self->subtree_lock);
+}

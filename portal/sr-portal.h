@@ -1,0 +1,157 @@
+/* sr-portal.h: session-restore-portal's state, shared by its parts
+ *
+ * One SrPortal per process: the record of instances (sr-portal-record.c),
+ * the sessions the frontend opened (sr-portal-session.c), Register and the
+ * confirmations (sr-portal-register.c), the end of the desktop session and
+ * the next login (sr-portal-end.c, sr-portal-login.c), and policyd, asked
+ * only through SrPolicyClient (sr-portal-policy.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sr-impl-portal.h"
+#include "sr-portal-policy.h"
+#include "sr-portal-writer.h"
+
+G_BEGIN_DECLS
+
+#define SR_PORTAL_BUS_NAME "org.freedesktop.impl.portal.SessionRestore"
+#define SR_PORTAL_OBJECT_PATH "/org/freedesktop/portal/desktop"
+#define SR_PORTAL_SESSION_PREFIX "/org/freedesktop/portal/desktop/session/"
+#define SR_PORTAL_CONTROL_PATH "/org/gnome/SessionRestore/Portal"
+/* How long apps have to answer SaveHint at the session's end (the
+ * interface's "within 3 seconds"). */
+#define SR_PORTAL_SAVE_HINT_TIMEOUT_MS 3000
+
+typedef struct _SrPortalSession SrPortalSession;
+
+/* How a session closed: Close2's "voluntary", or the old Close, which
+ * does not say (no crash is counted for it). */
+typedef enum {
+  SR_CLOSE_INVOLUNTARY,
+  SR_CLOSE_VOLUNTARY,
+  SR_CLOSE_UNKNOWN,
+} SrCloseKind;
+
+/* One instance of an app, as the record keeps it. */
+typedef struct {
+  char *id;                  /* (owned) */
+  gboolean crashed;          /* its session closed without a voluntary close */
+  gboolean at_session_end;   /* open when the desktop session ended */
+  gboolean reopened;         /* launched by the login: RESTORE at Register */
+  gint64 saved_at;           /* µs since the epoch, when its state was last
+                              * known to be saved; 0: not known */
+  SrPortalSession *live;     /* (unowned) (nullable) the session using it */
+} SrInstance;
+
+typedef struct {
+  char *app_id;              /* (owned) */
+  GPtrArray *instances;      /* (owned) (element-type SrInstance) */
+  char *next_id;             /* (owned) (nullable) the id of the last instance
+                              * closed voluntarily, for the next launch */
+  gint64 next_saved_at;      /* when that instance closed */
+  GPtrArray *discard;        /* (owned) (element-type utf8) ids the app must delete */
+  GPtrArray *cleared_ids;    /* (owned) (element-type utf8) ids of state policyd
+                              * cleared, which the app may have written again
+                              * since: to delete too; in memory only, so that
+                              * the record does not bring a cleared app back */
+} SrApp;
+
+struct _SrPortalSession {
+  char *handle;              /* (owned) */
+  char *frontend;            /* (owned) unique name that called Register */
+  char *app_id;              /* (owned) "" for an unidentified app */
+  char *instance_id;         /* (owned) (nullable) */
+  GHashTable *asked_discard; /* (owned) ids this handle was asked to discard */
+  gboolean answered;         /* Register has been answered */
+  gboolean closed;
+  gboolean save_hint_sent;   /* a SaveHint is waiting for its response */
+  gboolean cleared;          /* policyd cleared its app meanwhile: its close
+                              * must not bring the app back into the record */
+};
+
+typedef struct {
+  GDBusConnection *bus;          /* (owned) */
+  GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
+  SrImplSaveRestore *skeleton;   /* (owned) */
+  SrPortalPolicy *policy;        /* (owned) */
+  char *desktop;                 /* (owned) the desktop session type */
+  char *record_path;             /* (owned) */
+  SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
+  GHashTable *apps;              /* (owned) app id → SrApp */
+  GHashTable *sessions;          /* (owned) handle → SrPortalSession */
+  GHashTable *tombstones;        /* (owned) handles closed before Register */
+  gboolean ending;               /* the desktop session is ending */
+  GMainLoop *loop;               /* (unowned) */
+  GMutex subtree_lock;           /* guards subtrees (filter thread) */
+  GHashTable *subtrees;          /* (owned) sender path → registration id */
+  guint filter_id;
+  GPtrArray *end_waiters;        /* (owned) (nullable) GTasks of session ends
+                                  * waiting for the apps' SaveHintResponse */
+  GPtrArray *ended_waiters;      /* (owned) (nullable) GTasks of session ends
+                                  * waiting for the record to reach the disk */
+  guint end_timeout_id;
+} SrPortal;
+
+/* sr-portal-ids.c */
+char      *sr_portal_new_instance_id   (const char *desktop,
+                                        SrApp      *app);
+char      *sr_portal_desktop_identity  (void);
+
+/* sr-portal-record.c */
+void       sr_portal_record_load       (SrPortal   *self);
+void       sr_portal_record_save       (SrPortal   *self);
+SrApp     *sr_portal_record_app        (SrPortal   *self,
+                                        const char *app_id);
+SrInstance *sr_portal_app_find_instance (SrApp     *app,
+                                         const char *id);
+SrInstance *sr_portal_app_add_instance (SrApp      *app,
+                                        char       *id);
+void       sr_portal_app_remove_instance (SrApp    *app,
+                                          SrInstance *instance);
+void       sr_portal_app_discard       (SrApp      *app,
+                                        const char *id);
+void       sr_portal_record_forget     (SrPortal   *self,
+                                        const char * const *app_ids);
+void       sr_app_free                 (SrApp      *app);
+
+/* sr-portal-session.c */
+gboolean   sr_portal_sessions_export   (SrPortal   *self,
+                                        GError    **error);
+void       sr_portal_sessions_unexport (SrPortal   *self);
+SrPortalSession *sr_portal_session_new (SrPortal   *self,
+                                        const char *handle,
+                                        const char *frontend,
+                                        const char *app_id);
+void       sr_portal_session_free      (SrPortalSession *session);
+void       sr_portal_session_close     (SrPortal   *self,
+                                        SrPortalSession *session,
+                                        SrCloseKind kind);
+
+/* sr-portal-register.c */
+void       sr_portal_register_connect  (SrPortal   *self);
+
+/* sr-portal-end.c */
+void       sr_portal_end_session_async (SrPortal   *self,
+                                        GAsyncReadyCallback callback,
+                                        gpointer    user_data);
+gboolean   sr_portal_end_session_finish (SrPortal  *self,
+                                         GAsyncResult *result,
+                                         GError   **error);
+void       sr_portal_save_hint_all     (SrPortal   *self);
+void       sr_portal_save_hint_response (SrPortal  *self,
+                                         SrPortalSession *session);
+void       sr_portal_watch_logind      (SrPortal   *self);
+
+/* sr-portal-login.c */
+void       sr_portal_login_async       (SrPortal   *self,
+                                        GAsyncReadyCallback callback,
+                                        gpointer    user_data);
+gboolean   sr_portal_login_finish      (SrPortal   *self,
+                                        GAsyncResult *result,
+                                        GError   **error);
+
+G_END_DECLS

@@ -1,0 +1,54 @@
+/* sr-die-mid-write.c: a program killed in the middle of writing a file
+ *
+ * LD_PRELOADed into a program under test (tests/portal): its first
+ * write(2) to a file whose path begins with $SR_DIE_MID_WRITE writes half
+ * of its bytes, and then the program gets SIGKILL, as the OOM killer or a
+ * power cut would leave it. Temporary files next to a path share its
+ * beginning, so they count too: what is left on disk is what a kill at
+ * that moment leaves, whichever way the program writes.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef ssize_t (*WriteFunc) (int fd, const void *buf, size_t count);
+
+static int
+writes_to_doomed_file (int fd)
+{
+  const char *prefix = getenv ("SR_DIE_MID_WRITE");
+  char link[64], target[PATH_MAX];
+  ssize_t length;
+
+  if (prefix == NULL || *prefix == '\0')
+    return 0;
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  length = readlink (link, target, sizeof target - 1);
+  if (length <= 0)
+    return 0;
+  target[length] = '\0';
+  return strncmp (target, prefix, strlen (prefix)) == 0;
+}
+
+ssize_t
+write (int         fd,
+       const void *buf,
+       size_t      count)
+{
+  static WriteFunc real_write;
+
+  if (real_write == NULL)
+    real_write = (WriteFunc) dlsym (RTLD_NEXT, "write");
+  if (count > 1 && writes_to_doomed_file (fd))
+    {
+      real_write (fd, buf, count / 2);
+      raise (SIGKILL);
+    }
+  return real_write (fd, buf, count);
+}

@@ -1,0 +1,439 @@
+"""session-restore-portal end to end: apps (tests/lib/portalapp.py) register
+through a stand-in of xdg-desktop-portal's frontend
+(tests/lib/portalfrontend.py) with the real backend, which asks a real
+policyd with real dconf."""
+import json
+import os
+import signal
+import subprocess
+
+from portalapp import PortalApp, state_path
+from srtest import (BUILD_DIR, LAUNCH, PRISTINE, PYTHON, RECOVER, RESTORE, SOURCE_DIR, GLib, Gio,
+                    PolicydTestCase)
+
+BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
+CTL = os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')
+BACKEND_NAME = 'org.freedesktop.impl.portal.SessionRestore'
+FRONTEND = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalfrontend.py')
+APP = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalapp.py')
+FAKE_PROMPT = os.path.join(SOURCE_DIR, 'tests', 'lib', 'fakeprompt.py')
+IMPL_SESSION = 'org.freedesktop.impl.portal.Session'
+CONTROL = ('/org/gnome/SessionRestore/Portal', 'org.gnome.SessionRestore.Portal')
+
+
+class PortalTestCase(PolicydTestCase):
+    def setUp(self):
+        super().setUp()
+        self.s.env['XDG_CURRENT_DESKTOP'] = 'sway'
+        self.record = os.path.join(self.s.state_home, 'session-restore-portal@sway.state')
+        self.start_backend()
+        self.frontend = subprocess.Popen([PYTHON, FRONTEND, BACKEND_NAME], env=self.s.env)
+        self.addCleanup(self.stop, self.frontend)
+        self.s.wait_for_name(self.s.bus, 'org.freedesktop.portal.Desktop')
+
+    def start_backend(self, prefix=(), **env):
+        self.backend_log = open(os.path.join(self.s.root, 'backend.log'), 'a')
+        self.addCleanup(self.backend_log.close)
+        self.backend = subprocess.Popen([*prefix, BACKEND], env={**self.s.env, **env},
+                                        stdout=self.backend_log, stderr=subprocess.STDOUT)
+        self.addCleanup(self.stop, self.backend)
+        self.s.wait_for_name(self.s.bus, BACKEND_NAME)
+
+    def stop(self, process):
+        if process.poll() is None:
+            process.terminate()
+            process.wait(30)
+
+    def app(self, app_id, token='t'):
+        return PortalApp(self.s.session_bus.address, self.s.state_home, app_id, token)
+
+    def backend_call(self, path, iface, method, params=None, timeout=30000):
+        reply = self.s.bus.call_sync(BACKEND_NAME, path, iface, method, params, None,
+                                     Gio.DBusCallFlags.NONE, timeout, None)
+        return reply.unpack() if reply is not None else None
+
+    def sync_backend(self):
+        """A round trip through the backend's main loop: whatever it was
+        sent before (Close2 from the frontend) has been handled, and the
+        record it wrote for it is on disk (Sync)."""
+        self.backend_call(*CONTROL, 'Sync')
+
+    def sync_frontend(self):
+        self.s.bus.call_sync('org.freedesktop.portal.Desktop', '/org/freedesktop/portal/desktop',
+                             'org.freedesktop.DBus.Properties', 'Get',
+                             GLib.Variant('(ss)', ('org.freedesktop.portal.SaveRestore', 'version')),
+                             None, Gio.DBusCallFlags.NONE, 30000, None)
+        self.sync_backend()
+
+    def record_apps(self):
+        with open(self.record, 'rb') as f:
+            return parse_record(f.read()).unpack()['instances']
+
+
+def parse_record(data):
+    return GLib.Variant.new_from_bytes(GLib.VariantType('a{sv}'), GLib.Bytes(data), False)
+
+
+class TestReasons(PortalTestCase):
+    def test_launch_then_recover_after_crash_then_launch_after_quit(self):
+        a = self.app('org.example.Editor')
+        self.assertEqual(a.reason, LAUNCH)
+        first = a.instance_id
+        self.assertRegex(first, r'^[0-9a-f]{12}$')
+        a.crash()
+        self.sync_frontend()
+        b = self.app('org.example.Editor')
+        self.assertEqual((b.reason, b.instance_id), (RECOVER, first))
+        b.quit()
+        self.sync_frontend()
+        c = self.app('org.example.Editor')
+        self.assertEqual((c.reason, c.instance_id), (LAUNCH, first))
+
+    def test_second_concurrent_instance_gets_a_new_id(self):
+        a = self.app('org.example.Editor')
+        b = self.app('org.example.Editor')
+        self.assertNotEqual(a.instance_id, b.instance_id)
+
+    def test_empty_app_id_is_pristine_without_an_id(self):
+        a = self.app('')
+        self.assertEqual(a.reason, PRISTINE)
+        self.assertNotIn('instance-id', a.registration)
+
+    def test_ids_differ_between_desktops(self):
+        a = self.app('org.example.Editor')
+        a.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        self.s.env['XDG_CURRENT_DESKTOP'] = 'Hyprland'
+        self.start_backend()
+        b = self.app('org.example.Editor')
+        self.assertEqual(b.reason, LAUNCH)
+        self.assertNotEqual(a.instance_id, b.instance_id)
+
+
+class TestSessionObject(PortalTestCase):
+    def test_version_two_before_register(self):
+        path = '/org/freedesktop/portal/desktop/session/1_99/never'
+        props = self.backend_call(path, 'org.freedesktop.DBus.Properties', 'GetAll',
+                                  GLib.Variant('(s)', (IMPL_SESSION,)))[0]
+        self.assertEqual(props, {'version': 2})
+
+    def test_close_is_unknown_not_a_crash(self):
+        a = self.app('org.example.Editor')
+        self.backend_call(a.handle, IMPL_SESSION, 'Close')
+        b = self.app('org.example.Editor', token='u')
+        self.assertEqual((b.reason, b.instance_id), (LAUNCH, a.instance_id))
+
+    def test_close2_before_register_reply(self):
+        # The login prompt holds policyd's answer: the app leaves meanwhile.
+        self.s.gsettings('set', 'login-restore', 'ask')
+        a = self.app('org.example.Editor')
+        a.crash()
+        self.sync_frontend()
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.s.session_bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        handle = '/org/freedesktop/portal/desktop/session/9_9/x'
+        results = []
+        conn.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'Ping',
+                  None, None, Gio.DBusCallFlags.NONE, -1, None, None)
+        # Close2 first, Register after: the late Register finds it closed.
+        conn.call_sync(BACKEND_NAME, handle, IMPL_SESSION, 'Close2',
+                       GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)),
+                       None, Gio.DBusCallFlags.NONE, 5000, None)
+        reply = conn.call_sync(BACKEND_NAME, '/org/freedesktop/portal/desktop',
+                               'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                               GLib.Variant('(osa{sv})', (handle, 'org.example.Editor', {})),
+                               None, Gio.DBusCallFlags.NONE, 30000, None).unpack()[0]
+        results.append(reply)
+        self.assertEqual(reply['restore-reason'], RECOVER)
+        # Its session is closed: the next one takes the same instance, crashed again.
+        b = self.app('org.example.Editor')
+        self.assertEqual((b.reason, b.instance_id), (RECOVER, reply['instance-id']))
+
+    def test_register_and_close_in_quick_succession(self):
+        # Close2 is answered on GDBus's worker thread, while the main thread
+        # may still be writing the record after Register: the close must
+        # not touch the sessions from there. Memcheck (or, in a sanitizer
+        # build, ASan) sees it when it does.
+        log = os.path.join(self.s.root, 'memcheck.log')
+        if os.environ.get('SR_SANITIZED') != '1':
+            self.stop(self.backend)
+            self.start_backend(prefix=['valgrind', '--error-exitcode=99', f'--log-file={log}'])
+        a = self.app('org.example.Editor')
+        first = a.instance_id
+        for i in range(150):
+            a.call('org.freedesktop.portal.Session', 'Close', path=a.handle)
+            a.token = f'again{i}'
+            a.register()
+            self.assertEqual((a.reason, a.instance_id), (LAUNCH, first))
+        self.stop(self.backend)
+        self.assertEqual(self.backend.returncode, 0)
+        if os.path.exists(log):
+            with open(log) as f:
+                self.assertIn('ERROR SUMMARY: 0 errors', f.read())
+
+    def test_path_reused_after_close(self):
+        a = self.app('org.example.Editor')
+        handle = a.handle
+        a.call('org.freedesktop.portal.Session', 'Close', path=handle)
+        a.register()
+        self.assertEqual(a.handle, handle)
+        self.assertEqual(a.reason, LAUNCH)
+
+
+class TestPolicy(PortalTestCase):
+    def test_opt_out_is_pristine_and_the_app_deletes_its_state(self):
+        a = self.app('org.example.Editor')
+        old = a.instance_id
+        a.save()
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Editor', True)
+        self.s.round_trip()
+        self.sync_backend()
+        a.save()       # GTK writes again from memory
+        a.quit()
+        self.sync_frontend()
+        b = self.app('org.example.Editor')
+        self.assertEqual(b.reason, PRISTINE)
+        self.assertIn(old, b.registration['discard-instance-ids'])
+        self.sync_frontend()
+        leftovers = [n for n in os.listdir(self.s.state_home) if n.startswith('org.example.Editor#')]
+        self.assertEqual(leftovers, [])
+
+    def test_clear_while_running_holds(self):
+        a = self.app('org.example.Editor')
+        a.save()
+        other = self.app('org.example.Mail')
+        other.crash()
+        self.sync_frontend()
+        self.assertIn('org.example.Editor', self.record_apps())
+        self.s.clear(['org.example.Editor'])
+        self.sync_backend()
+        a.crash()          # its close must not bring it back
+        other2 = self.app('org.example.Mail')
+        other2.quit()
+        self.sync_frontend()
+        self.assertNotIn('org.example.Editor', self.record_apps())
+        self.assertFalse(os.path.exists(state_path(self.s.state_home, 'org.example.Editor', a.instance_id)))
+
+    def test_crash_loop_then_voluntary_close(self):
+        for _ in range(3):
+            a = self.app('org.example.Editor')
+            a.crash()
+            self.sync_frontend()
+        b = self.app('org.example.Editor')
+        self.assertEqual(b.reason, PRISTINE)
+        self.assertTrue(b.registration['discard-instance-ids'])
+        b.quit()
+        self.sync_frontend()
+        c = self.app('org.example.Editor')
+        self.assertEqual(c.reason, LAUNCH)
+
+    def test_spoofed_discard_confirmation_is_ignored(self):
+        a = self.app('org.example.Editor')
+        a.crash()
+        self.sync_frontend()
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Editor', True)
+        self.s.round_trip()
+        self.sync_backend()
+        # Another app confirms, with its own handle, what it was never asked.
+        b = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Editor',
+                      register=False)
+        mallory = self.app('org.example.Mail')
+        b.register(obey=False)
+        ids = b.registration['discard-instance-ids']
+        self.assertTrue(ids)
+        mallory.call('org.freedesktop.portal.SaveRestore', 'DiscardedInstanceIds', '(oas)',
+                     (mallory.handle, ids))
+        self.sync_frontend()
+        c = self.app('org.example.Editor', token='again')
+        for instance_id in ids:
+            self.assertIn(instance_id, c.registration['discard-instance-ids'])
+
+
+class TestSessionEnd(PortalTestCase):
+    APPS = ['org.example.Editor', 'org.example.Mail', 'org.example.Terminal']
+
+    def desktop_files(self, app_ids):
+        self.launch_log = os.path.join(self.s.root, 'launched.log')
+        applications = os.path.join(self.s.data_home, 'applications')
+        os.makedirs(applications, exist_ok=True)
+        for app_id in app_ids:
+            with open(os.path.join(applications, f'{app_id}.desktop'), 'w') as f:
+                f.write(f'[Desktop Entry]\nType=Application\nName={app_id}\n'
+                        f'Exec={PYTHON} {APP} {app_id} {self.launch_log}\n')
+
+    def launched(self):
+        try:
+            with open(self.launch_log) as f:
+                return [json.loads(line) for line in f]
+        except FileNotFoundError:
+            return []
+
+    def logout_and_login(self, mode, expected, kept_open=(), before_login=None):
+        """Three apps (Mail opted out, Terminal crashed earlier) and
+        @kept_open are open when the session ends; at the next login, in
+        @mode, @expected are relaunched, with these reasons."""
+        self.desktop_files(self.APPS + list(kept_open))
+        crashed = self.app('org.example.Terminal')
+        crashed.crash()
+        self.sync_frontend()
+        apps = [self.app(a) for a in self.APPS + list(kept_open)]
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Mail', True)
+        self.s.round_trip()
+        apps[2].crash()       # crashed earlier, not open at the end
+        self.sync_frontend()
+        self.backend.send_signal(signal.SIGTERM)      # the unit stopped with the session
+        self.s.wait_until(lambda: self.backend.poll() is not None, timeout=30, what='backend exit')
+        for a in apps[:2] + apps[3:]:
+            self.assertEqual(a.save_hints, 1)
+        self.s.gsettings('set', 'login-restore', mode)
+        self.s.wait_until(lambda: self.s.prop('LoginRestore') == mode, what=mode)
+        if before_login:
+            before_login()
+        self.start_backend()
+        self.backend_call(*CONTROL, 'Login', timeout=60000)
+        if expected:
+            self.s.wait_until(lambda: len(self.launched()) >= len(expected), timeout=30,
+                              what='the relaunched apps')
+        self.sync_backend()
+        got = {e['app']: e['registration']['restore-reason'] for e in self.launched()}
+        for e in self.launched():
+            self.addCleanup(lambda pid=e['pid']: os.kill(pid, signal.SIGTERM))
+        self.assertEqual(got, expected)
+        return apps
+
+    def stand_in_prompt(self, answer):
+        """A new login's policyd, whose prompt (tests/lib/fakeprompt.py,
+        D-Bus-activated) answers @answer and logs what it was asked."""
+        prompt_dir = os.path.join(self.s.root, 'prompt')
+        os.makedirs(prompt_dir, exist_ok=True)
+        self.prompt_config = os.path.join(prompt_dir, 'prompt.json')
+        with open(self.prompt_config, 'w') as f:
+            json.dump({'answer': answer}, f)
+        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
+        os.makedirs(services, exist_ok=True)
+        with open(os.path.join(services, 'org.gnome.SessionRestore.service'), 'w') as f:
+            f.write('[D-BUS Service]\nName=org.gnome.SessionRestore\n'
+                    f'Exec={PYTHON} {FAKE_PROMPT} {self.prompt_config}\n')
+        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        # policyd takes the prompt's owner for the prompt only if it runs this program.
+        self.s.stop_policyd()
+        self.s.env['SR_PROMPT_EXECUTABLE'] = os.path.realpath(PYTHON)
+        self.s.start_policyd()
+
+    def prompt_asks(self):
+        with open(self.prompt_config + '.log') as f:
+            return [c for c in map(json.loads, f) if c['call'] == 'Ask']
+
+    def test_logout_login_always(self):
+        self.logout_and_login('always', {'org.example.Editor': RESTORE})
+
+    def test_logout_login_never(self):
+        self.logout_and_login('never', {})
+
+    def test_logout_login_ask_one_prompt_relaunches_what_the_user_kept(self):
+        # The user unticks Notes in the one prompt.
+        apps = self.logout_and_login(
+            'ask', {'org.example.Editor': RESTORE}, kept_open=['org.example.Notes'],
+            before_login=lambda: self.stand_in_prompt([True, ['org.example.Notes'], False]))
+        asks = self.prompt_asks()
+        self.assertEqual(len(asks), 1, asks)
+        asked = {app for app, _ in asks[0]['apps']}
+        self.assertLessEqual({'org.example.Editor', 'org.example.Notes'}, asked)
+        self.assertNotIn('org.example.Mail', asked)
+        # Declined for this login only: its state stays for its next launch.
+        notes = self.app('org.example.Notes', token='later')
+        self.assertEqual((notes.reason, notes.instance_id), (LAUNCH, apps[3].instance_id))
+        self.assertEqual(len(self.prompt_asks()), 1)
+
+    def test_save_hint_at_explicit_session_end(self):
+        a = self.app('org.example.Editor')
+        done = []
+        self.s.bus.call(BACKEND_NAME, *CONTROL, 'EndSession', None, None, Gio.DBusCallFlags.NONE,
+                        30000, None, lambda c, r: done.append(c.call_finish(r)))
+        self.s.wait_until(lambda: done and a.save_hints == 1, what='SaveHint and the end')
+        record = self.record_apps()['org.example.Editor'][1]
+        self.assertTrue(record[0]['ended-at-session-end'])
+        a.crash()          # leaving while the session ends: no crash
+        self.sync_frontend()
+        self.assertFalse(self.record_apps()['org.example.Editor'][1][0]['crashed'])
+
+    def test_ctl_session_end(self):
+        a = self.app('org.example.Editor')
+        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        # The app answers SaveHint from this loop: the command waits for it.
+        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
+        self.assertEqual((ctl.returncode, ctl.stdout.read()),
+                         (0, 'Ended: the open apps are recorded for the next login.\n'))
+        self.assertEqual(a.save_hints, 1)
+        self.assertTrue(self.record_apps()['org.example.Editor'][1][0]['ended-at-session-end'])
+
+    def test_ctl_session_end_without_the_backend(self):
+        self.stop(self.backend)
+        result = subprocess.run([CTL, 'session', 'end'], env=self.s.env, capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual((result.returncode, result.stdout),
+                         (0, 'session-restore-portal is not running: no app to save.\n'))
+        result = subprocess.run([CTL, 'session', 'begin'], env=self.s.env, capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual(result.returncode, 3, result.stderr)
+
+
+class TestExpired(PortalTestCase):
+    def test_expired_is_pristine_and_discarded(self):
+        a = self.app('org.example.Editor')
+        a.crash()
+        self.sync_frontend()
+        old = a.instance_id
+        # Its state was saved 40 days ago (max-age-days is 30).
+        self.stop(self.backend)
+        with open(self.record, 'rb') as f:
+            record = parse_record(f.read()).unpack()
+        props, instances = record['instances']['org.example.Editor']
+        instances[0]['saved-at'] -= 40 * 86400 * 1000000
+        new = GLib.Variant('a{sv}', {
+            'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
+            'instances': GLib.Variant('a{s(a{sv}aa{sv})}', {'org.example.Editor': (
+                {}, [{'instance-id': GLib.Variant('s', i['instance-id']),
+                      'crashed': GLib.Variant('b', True),
+                      'saved-at': GLib.Variant('x', i['saved-at'])} for i in instances])})})
+        with open(self.record, 'wb') as f:
+            f.write(new.get_data_as_bytes().get_data())
+        self.start_backend()
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual(b.reason, PRISTINE)
+        self.assertIn(old, b.registration['discard-instance-ids'])
+        self.assertNotEqual(b.instance_id, old)
+
+
+class TestRecordDurability(PortalTestCase):
+    def test_killed_mid_write_leaves_the_old_record(self):
+        a = self.app('org.example.Editor')
+        a.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        with open(self.record, 'rb') as f:
+            old = f.read()
+        # Its next write of the record stops halfway: SIGKILL.
+        env = {'LD_PRELOAD': os.environ['SR_DIE_MID_WRITE_MODULE'],
+               'SR_DIE_MID_WRITE': os.path.realpath(self.record)}
+        if 'ASAN_OPTIONS' in self.s.env:     # a sanitizer build: its runtime is not first
+            env['ASAN_OPTIONS'] = self.s.env['ASAN_OPTIONS'] + ':verify_asan_link_order=0'
+        self.start_backend(**env)
+        b = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Mail',
+                      register=False)
+        try:
+            b.register()      # the record is written after the reply, or before
+        except GLib.Error:
+            pass
+        self.s.wait_until(lambda: self.backend.poll() is not None, timeout=30, what='the kill')
+        self.assertEqual(self.backend.returncode, -signal.SIGKILL)
+        with open(self.record, 'rb') as f:
+            self.assertEqual(f.read(), old)
+        # The next backend reads it: the editor's state is still its.
+        self.start_backend()
+        c = self.app('org.example.Editor', token='c')
+        self.assertEqual((c.reason, c.instance_id), (LAUNCH, a.instance_id))
