@@ -273,10 +273,25 @@ main (int    argc,
   if (verbose)
     g_log_set_debug_enabled (TRUE);
 
+  /* Never replaceable (sr-handover.c). Without --replace, a name taken is
+   * an error at once; with it, policyd queues for the name, and REPLACE
+   * takes it from an older policyd that still allowed replacement.
+   * Asked for before anything else: connecting to the bus (GDBus does it
+   * on threads of its own) takes as long as reading the settings and
+   * policyd's state, which it now overlaps. The callbacks run from the
+   * main loop, once all of that is in place. */
+  ctx.replace = replace;
+  owner_id = g_bus_own_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
+                             replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE
+                                     : G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
+                             on_bus_acquired_cb, on_name_acquired_cb, on_name_lost_cb,
+                             &ctx, NULL);
+
   settings = sr_settings_new (&error);
   if (settings == NULL)
     {
       g_printerr ("%s\n", error->message);
+      g_bus_unown_name (owner_id);
       return SR_EXIT_FAILURE;
     }
 
@@ -285,16 +300,6 @@ main (int    argc,
 
   g_unix_signal_add (SIGTERM, on_terminate_cb, &ctx);
   g_unix_signal_add (SIGINT, on_terminate_cb, &ctx);
-
-  /* Never replaceable (sr-handover.c). Without --replace, a name taken is
-   * an error at once; with it, policyd queues for the name, and REPLACE
-   * takes it from an older policyd that still allowed replacement. */
-  ctx.replace = replace;
-  owner_id = g_bus_own_name (G_BUS_TYPE_SESSION, SR_BUS_NAME,
-                             replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE
-                                     : G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
-                             on_bus_acquired_cb, on_name_acquired_cb, on_name_lost_cb,
-                             &ctx, NULL);
 
   g_main_loop_run (ctx.loop);
 

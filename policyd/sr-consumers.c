@@ -28,7 +28,9 @@
  * policyd exits. The file is written SAVE_DELAY_SECS after a change that
  * matters (a new program, a new day, a time SAVE_STEP or more later than
  * the file has), so that a kill loses little: never on a check, at most
- * once per SAVE_DELAY_SECS, and at exit.
+ * once per SAVE_DELAY_SECS, and at exit. It is read when the table is
+ * first needed, which is after the first answer (sr-daemon.c notes a
+ * check's caller once it has answered): no check needs it.
  *
  * Main thread only.
  *
@@ -64,6 +66,7 @@ typedef struct {
 struct _SrConsumers {
   char *path;                /* (owned) */
   GHashTable *programs;      /* (owned) name → (owned) Program */
+  gboolean loaded;           /* the file has been read */
   gboolean dirty;            /* the file is behind in a way that matters */
   guint save_id;
   guint learn_id;
@@ -185,19 +188,25 @@ add (SrConsumers *self,
   return program;
 }
 
+/* Before any use of the table: the first reads the file. */
 static void
 load (SrConsumers *self)
 {
   const GVariantType *types[] = { STATE_TYPE, OLD_STATE_TYPE, NULL };
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) state = sr_state_file_load_any (self->path, types, &error);
+  g_autoptr(GVariant) state = NULL;
   gint64 since = g_get_real_time () - KEEP_DAYS * USEC_PER_DAY;
-  gboolean old = state != NULL && g_variant_is_of_type (state, OLD_STATE_TYPE);
+  gboolean old;
   GVariantIter iter;
   const char *name;
   gint64 last, first;
   guint days;
 
+  if (self->loaded)
+    return;
+  self->loaded = TRUE;
+  state = sr_state_file_load_any (self->path, types, &error);
+  old = state != NULL && g_variant_is_of_type (state, OLD_STATE_TYPE);
   if (error != NULL)
     g_warning ("Consumers: %s", error->message);
   if (state == NULL)
@@ -224,7 +233,6 @@ sr_consumers_new (const char *path)
 
   self->path = g_strdup (path);
   self->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  load (self);
   return self;
 }
 
@@ -286,6 +294,7 @@ learn_caller (SrConsumers    *self,
 
   if (last == 0)
     return;
+  load (self);
   name = name_of (caller);
   program = g_hash_table_lookup (self->programs, name);
   if (program != NULL)
@@ -335,8 +344,10 @@ sr_consumers_note (SrConsumers *self,
                    gint64       when)
 {
   g_autofree char *name = name_of (caller);
-  Program *program = g_hash_table_lookup (self->programs, name);
+  Program *program;
 
+  load (self);
+  program = g_hash_table_lookup (self->programs, name);
   __atomic_store_n (&caller->last_call, when, __ATOMIC_RELAXED);
   if (program != NULL)
     {
@@ -380,6 +391,7 @@ sr_consumers_list (SrConsumers *self,
   GHashTableIter iter;
   gpointer name, program;
 
+  load (self);
   learn_live (self);
   g_hash_table_iter_init (&iter, self->programs);
   while (g_hash_table_iter_next (&iter, &name, &program))

@@ -91,7 +91,9 @@ emit_properties_changed (SrDaemon           *self,
     g_warning ("Could not emit PropertiesChanged: %s", error->message);
 }
 
-/* A check or exit report came from @caller on the main thread. */
+/* A check or exit report came from @caller on the main thread. Checks
+ * note it after their answer: a new consumer's PropertiesChanged (and
+ * reading the list of consumers, at the first) is no part of it. */
 static void
 note_consumer (SrDaemon *self,
                SrCaller *caller,
@@ -120,8 +122,8 @@ return_check (SrDaemon              *self,
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  note_consumer (self, caller, ctx.now);
   g_dbus_method_invocation_return_value (invocation, answer);
+  note_consumer (self, caller, ctx.now);
 }
 
 static void
@@ -151,13 +153,13 @@ run_check_restore (gpointer               owner,
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  note_consumer (self, caller, ctx.now);
   g_variant_ref_sink (answer);
   if (sr_decide_is_interactive (answer))
     {
       g_variant_unref (answer);
       if (caller->app_id == NULL && self->prompt != NULL)
         {
+          note_consumer (self, caller, ctx.now);
           sr_prompt_hold (self->prompt, params, invocation);
           return;
         }
@@ -165,6 +167,7 @@ run_check_restore (gpointer               owner,
     }
   g_dbus_method_invocation_return_value (invocation, answer);
   g_variant_unref (answer);
+  note_consumer (self, caller, ctx.now);
 }
 
 static void

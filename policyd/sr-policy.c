@@ -1,7 +1,8 @@
 /* sr-policy.c: the settings in force, as the decision rules read them
  *
- * Built from GSettings on the main thread whenever dconf says something
- * changed; checks on any thread read a snapshot and never touch GSettings.
+ * Built from the settings' values (sr-settings.c reads each key once) on
+ * the main thread whenever dconf says something changed; checks on any
+ * thread read a snapshot and never touch GSettings.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,48 +13,59 @@
 #include "sr-app-id.h"
 #include "sr-policy.h"
 
-#define DESKTOP_KEY "save-restore"
-
 static void
 add_valid_app_ids (GHashTable *set,
-                   GSettings  *settings,
+                   GVariant   *apps,
                    const char *key)
 {
-  g_auto(GStrv) apps = g_settings_get_strv (settings, key);
+  GVariantIter iter;
+  const char *app_id;
 
-  for (guint i = 0; apps[i] != NULL; i++)
+  g_variant_iter_init (&iter, apps);
+  while (g_variant_iter_next (&iter, "&s", &app_id))
     {
       g_autoptr(GError) error = NULL;
 
       /* gsettings can write anything; an entry that is no app id could
        * never match, but say so rather than hide it. */
-      if (!sr_app_id_validate (apps[i], &error))
-        g_warning ("Ignoring “%s” in “%s”: %s", apps[i], key, error->message);
+      if (!sr_app_id_validate (app_id, &error))
+        g_warning ("Ignoring “%s” in “%s”: %s", app_id, key, error->message);
       else
-        g_hash_table_add (set, g_strdup (apps[i]));
+        g_hash_table_add (set, g_strdup (app_id));
     }
 }
 
-/* @desktop: org.gnome.desktop.session where it has "save-restore", or
- * NULL: its switch and ours must both be on. */
+/* GSettings only hands out nicks of the key's enum. */
+static SrLoginRestore
+login_restore_of (GVariant *nick)
+{
+  const char *text = g_variant_get_string (nick, NULL);
+
+  if (g_str_equal (text, "never"))
+    return SR_LOGIN_RESTORE_NEVER;
+  if (g_str_equal (text, "ask"))
+    return SR_LOGIN_RESTORE_ASK;
+  return SR_LOGIN_RESTORE_ALWAYS;
+}
+
+/* Where GNOME's switch is installed, it and ours must both be on. */
 SrPolicy *
-sr_policy_new (GSettings *settings,
-               GSettings *desktop)
+sr_policy_new (const SrPolicyKeys *keys)
 {
   SrPolicy *policy = g_atomic_rc_box_new0 (SrPolicy);
 
-  policy->enabled = g_settings_get_boolean (settings, "enabled") &&
-                    (desktop == NULL || g_settings_get_boolean (desktop, DESKTOP_KEY));
-  policy->login_restore = g_settings_get_enum (settings, "login-restore");
-  policy->restore_after_crash = g_settings_get_boolean (settings, "restore-after-crash");
-  policy->restore_on_launch = g_settings_get_boolean (settings, "restore-on-launch");
-  policy->max_age_days = g_settings_get_int (settings, "max-age-days");
-  policy->crash_loop_threshold = g_settings_get_uint (settings, "crash-loop-threshold");
-  policy->crash_loop_window = g_settings_get_uint (settings, "crash-loop-window");
+  policy->enabled = g_variant_get_boolean (keys->enabled) &&
+                    (keys->desktop_enabled == NULL || g_variant_get_boolean (keys->desktop_enabled));
+  policy->login_restore = login_restore_of (keys->login_restore);
+  policy->restore_after_crash = g_variant_get_boolean (keys->restore_after_crash);
+  policy->restore_on_launch = g_variant_get_boolean (keys->restore_on_launch);
+  policy->max_age_days = g_variant_get_int32 (keys->max_age_days);
+  policy->crash_loop_threshold = g_variant_get_uint32 (keys->crash_loop_threshold);
+  policy->crash_loop_window = g_variant_get_uint32 (keys->crash_loop_window);
 
   policy->excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  add_valid_app_ids (policy->excluded, settings, "excluded-apps");
-  add_valid_app_ids (policy->excluded, settings, "admin-excluded-apps");
+  add_valid_app_ids (policy->excluded, keys->excluded_apps, "excluded-apps");
+  add_valid_app_ids (policy->excluded, keys->admin_excluded_apps, "admin-excluded-apps");
   return policy;
 }
 

@@ -25,8 +25,22 @@ typedef struct {
   guint crash_loop_window;          /* seconds */
 } SrPolicy;
 
-SrPolicy       *sr_policy_new   (GSettings       *settings,
-                                 GSettings       *desktop);
+/* The values a policy is built from: the keys of org.gnome.SessionRestore
+ * (each of the key's type), and GNOME's switch. All (unowned). */
+typedef struct {
+  GVariant *enabled;
+  GVariant *login_restore;
+  GVariant *restore_after_crash;
+  GVariant *restore_on_launch;
+  GVariant *excluded_apps;
+  GVariant *admin_excluded_apps;
+  GVariant *max_age_days;
+  GVariant *crash_loop_threshold;
+  GVariant *crash_loop_window;
+  GVariant *desktop_enabled;        /* (nullable): where it is installed */
+} SrPolicyKeys;
+
+SrPolicy       *sr_policy_new   (const SrPolicyKeys *keys);
 const SrPolicy *sr_policy_ref   (const SrPolicy  *policy);
 void            sr_policy_unref (const SrPolicy  *policy);
 

@@ -92,10 +92,37 @@ key_is_writable (SrSettings *self,
   return TRUE;
 }
 
+/* The value of every key, read once for each refresh: the policy and the
+ * properties are made from the same reading. */
+typedef struct {
+  GVariant *keys[N_PROPS];       /* (owned) (nullable): the properties that are keys */
+  GVariant *desktop_enabled;     /* (owned) (nullable): where installed */
+} Reading;
+
+static void
+read_keys (SrSettings *self,
+           Reading    *reading)
+{
+  for (guint i = 0; i < N_PROPS; i++)
+    reading->keys[i] = props[i].key != NULL ? g_settings_get_value (self->settings, props[i].key)
+                                            : NULL;
+  reading->desktop_enabled = self->desktop != NULL ? g_settings_get_value (self->desktop, DESKTOP_KEY)
+                                                   : NULL;
+}
+
+static void
+reading_clear (Reading *reading)
+{
+  for (guint i = 0; i < N_PROPS; i++)
+    g_clear_pointer (&reading->keys[i], g_variant_unref);
+  g_clear_pointer (&reading->desktop_enabled, g_variant_unref);
+}
+
 /* Returns a new (non-floating) reference. */
 static GVariant *
-compute_property (SrSettings *self,
-                  Prop        prop)
+compute_property (SrSettings    *self,
+                  const Reading *reading,
+                  Prop           prop)
 {
   switch (prop)
     {
@@ -125,7 +152,7 @@ compute_property (SrSettings *self,
     case PROP_MAX_AGE_DAYS:
     case PROP_CRASH_LOOP_THRESHOLD:
     case PROP_CRASH_LOOP_WINDOW:
-      return g_settings_get_value (self->settings, props[prop].key);
+      return g_variant_ref (reading->keys[prop]);
 
     case N_PROPS:
     default:
@@ -134,9 +161,22 @@ compute_property (SrSettings *self,
 }
 
 static void
-reload_policy (SrSettings *self)
+reload_policy (SrSettings    *self,
+               const Reading *reading)
 {
-  SrPolicy *policy = sr_policy_new (self->settings, self->desktop);
+  const SrPolicyKeys keys = {
+    .enabled = reading->keys[PROP_ENABLED],
+    .login_restore = reading->keys[PROP_LOGIN_RESTORE],
+    .restore_after_crash = reading->keys[PROP_RESTORE_AFTER_CRASH],
+    .restore_on_launch = reading->keys[PROP_RESTORE_ON_LAUNCH],
+    .excluded_apps = reading->keys[PROP_EXCLUDED_APPS],
+    .admin_excluded_apps = reading->keys[PROP_ADMIN_EXCLUDED_APPS],
+    .max_age_days = reading->keys[PROP_MAX_AGE_DAYS],
+    .crash_loop_threshold = reading->keys[PROP_CRASH_LOOP_THRESHOLD],
+    .crash_loop_window = reading->keys[PROP_CRASH_LOOP_WINDOW],
+    .desktop_enabled = reading->desktop_enabled,
+  };
+  SrPolicy *policy = sr_policy_new (&keys);
   SrPolicy *old;
 
   g_mutex_lock (&self->policy_lock);
@@ -184,8 +224,10 @@ refresh (SrSettings *self)
 {
   g_autoptr(GPtrArray) changed = g_ptr_array_new ();
   const SrPolicy *was = self->policy ? sr_policy_ref (self->policy) : NULL;
+  Reading reading;
 
-  reload_policy (self);
+  read_keys (self, &reading);
+  reload_policy (self, &reading);
   if (was != NULL)
     {
       report_state_to_clear (self, was->enabled, was->excluded);
@@ -194,7 +236,7 @@ refresh (SrSettings *self)
 
   for (Prop i = 0; i < N_PROPS; i++)
     {
-      g_autoptr(GVariant) value = compute_property (self, i);
+      g_autoptr(GVariant) value = compute_property (self, &reading, i);
 
       if (self->values[i] != NULL && g_variant_equal (self->values[i], value))
         continue;
@@ -202,6 +244,7 @@ refresh (SrSettings *self)
       self->values[i] = g_steal_pointer (&value);
       g_ptr_array_add (changed, (gpointer) props[i].property);
     }
+  reading_clear (&reading);
 
   if (changed->len > 0)
     {

@@ -14,7 +14,7 @@ import re
 import subprocess
 import unittest
 
-from srtest import ALLOW, BUILD_DIR, BUS_NAME, LAUNCH, POLICYD, GLib, Gio, Session
+from srtest import ALLOW, BUILD_DIR, LAUNCH, GLib, Session
 
 FUZZ = os.environ.get('SR_DBUS_FUZZ', os.path.join(BUILD_DIR, 'tests', 'dbus-fuzz', 'sr-dbus-fuzz'))
 SANITIZED = os.environ.get('SR_DBUS_FUZZ_SANITIZED') == '1'
@@ -121,12 +121,7 @@ class UnreadableTest(unittest.TestCase):
     def test_policyd_comes_back_after_each(self):
         s = Session()
         self.addCleanup(s.close)
-        services = os.path.join(s.data_home, 'dbus-1', 'services')
-        os.makedirs(services, exist_ok=True)
-        with open(os.path.join(services, f'{BUS_NAME}.service'), 'w') as f:
-            f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec={POLICYD}\n')
-        s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                        'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        s.activatable()
         s.start_policyd()
         env = dict(s.env, SR_DBUS_FUZZ_PRIVATE_SESSION='1')
         result = subprocess.run([FUZZ, '--unreadable', '3'], env=env, capture_output=True,

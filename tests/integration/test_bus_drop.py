@@ -16,7 +16,7 @@ import os
 import unittest
 
 from simulator import Simulator
-from srtest import (BUS_NAME, OBJECT_PATH, IFACE, POLICYD, RECOVER, SLOW, GLib, Gio,
+from srtest import (BUS_NAME, OBJECT_PATH, IFACE, RECOVER, SLOW, GLib, Gio,
                     PolicydTestCase, now_us)
 
 # The smallest message known to do it: body (a(g)s), ([('yyyy',), ('',)], 'x').
@@ -40,18 +40,8 @@ class BusDropTest(PolicydTestCase):
         conn.flush_sync(None)
         return conn
 
-    def activatable(self):
-        """A D-Bus service file for policyd in the session's data dir, as an
-        installed one would be."""
-        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
-        os.makedirs(services, exist_ok=True)
-        with open(os.path.join(services, f'{BUS_NAME}.service'), 'w') as f:
-            f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec={POLICYD}\n')
-        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
-
     def test_dropped_bus_is_a_failure_and_activation_brings_it_back(self):
-        self.activatable()
+        self.s.activatable()
         self.poison()
         self.assertEqual(self.s.policyd.wait(20 * SLOW), 1)
         self.s.policyd = None

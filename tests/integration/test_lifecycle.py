@@ -4,8 +4,8 @@ import signal
 import subprocess
 import xml.etree.ElementTree as ET
 
-from srtest import (BUS_NAME, DENY, OBJECT_PATH, IFACE, POLICYD, PYTHON, SOURCE_DIR, SLOW, Gio,
-                    GLib, PolicydTestCase)
+from srtest import (BUS_NAME, DENY, OBJECT_PATH, IFACE, POLICYD, PYTHON, RECOVER, RESTORE,
+                    SOURCE_DIR, SLOW, Gio, GLib, PolicydTestCase, now_us)
 
 # A program that owns a name (argv[1]) until it is terminated.
 HOLD_NAME = '''
@@ -105,6 +105,39 @@ class LifecycleTest(PolicydTestCase):
         self.s.check_restore('org.example.App', 1)
         self.assertFalse(os.path.exists(os.path.join(self.s.config_home, 'dconf', 'user')))
         self.assertFalse(os.path.exists(os.path.join(self.s.state_home, 'session-restore')))
+
+
+class FirstCallAfterStartTest(PolicydTestCase):
+    """What policyd does after its first answer (sr-consumers.c, the
+    start-up purge) must not include what a check needs: the crash
+    counters and clear points are read before the name is taken. The checks
+    here are sent before policyd runs, and D-Bus activation starts it: the
+    bus hands them over the moment policyd owns the name, ahead of anything
+    policyd itself has queued by then."""
+
+    def test_first_checks_see_crash_loops_and_clear_points(self):
+        looping, cleared = 'org.example.Looping', 'org.example.Cleared'
+        for _ in range(3):
+            self.s.call('NoteExit', 'sb', looping, False)
+        saved_at = now_us()
+        self.s.clear([cleared])
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.policyd = None
+        self.s.activatable()
+
+        checks = [(looping, RECOVER, {}),
+                  (cleared, RESTORE, {'saved-at': GLib.Variant('x', saved_at)}),
+                  ('org.example.Other', RESTORE, {'saved-at': GLib.Variant('x', saved_at)})]
+        replies = [None] * len(checks)
+        connections = [self.s.session_bus.connect() for _ in checks]
+
+        def on_reply(conn, result, i):
+            replies[i] = conn.call_finish(result).unpack()
+        for i, (conn, args) in enumerate(zip(connections, checks)):
+            conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'CheckRestore', GLib.Variant('(sua{sv})', args),
+                      None, Gio.DBusCallFlags.NONE, 20000 * SLOW, None, on_reply, i)
+        self.s.wait_until(lambda: None not in replies, timeout=30, what='the answers')
+        self.assertEqual(replies, [(DENY, 'crash-loop'), (DENY, 'cleared'), (1, 'allowed')])
 
 
 class CLocaleTest(PolicydTestCase):

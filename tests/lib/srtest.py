@@ -359,6 +359,16 @@ class Session:
             self.wait_for_owner(process.pid)
         return process
 
+    def activatable(self):
+        """A D-Bus service file for policyd in the session's data dir, as an
+        installed one would be: the next call to its name starts it."""
+        services = os.path.join(self.data_home, 'dbus-1', 'services')
+        os.makedirs(services, exist_ok=True)
+        with open(os.path.join(services, f'{BUS_NAME}.service'), 'w') as f:
+            f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec={POLICYD}\n')
+        self.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                           'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+
     def wait_for_name(self, bus, name, timeout=20):
         deadline = time.monotonic() + timeout * SLOW
         while time.monotonic() < deadline:
