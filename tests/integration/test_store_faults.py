@@ -173,7 +173,8 @@ class DropInTest(PolicydTestCase):
         report = self.s.clear()
         self.assertEqual(report['apps'], [A])
         self.assertEqual(sorted(report['stores']),
-                         ['gnome-session', 'gnome-shell', 'gtk', 'gtk-flatpak', 'mutter'])
+                         ['gnome-session', 'gnome-shell', 'gtk', 'gtk-flatpak', 'mutter',
+                          'session-restore-portal'])
         log = self.s.log()
         for name in bad:
             self.assertIn(name, log)
