@@ -410,6 +410,47 @@ class TestExpired(PortalTestCase):
 
 
 class TestRecordDurability(PortalTestCase):
+    def slow_disk(self):
+        """The backend again, each write of its record taking 0.4 s, as on
+        a busy disk; returns the file the writes are logged to."""
+        self.stop(self.backend)
+        writes = os.path.join(self.s.root, 'writes.log')
+        env = {'LD_PRELOAD': os.environ['SR_DIE_MID_WRITE_MODULE'],
+               'SR_DIE_MID_WRITE': os.path.realpath(self.record),
+               'SR_WRITE_DELAY_MS': '400', 'SR_WRITE_LOG': writes}
+        if 'ASAN_OPTIONS' in self.s.env:
+            env['ASAN_OPTIONS'] = self.s.env['ASAN_OPTIONS'] + ':verify_asan_link_order=0'
+        self.start_backend(**env)
+        return writes
+
+    def test_session_end_reports_done_once_the_record_is_on_disk(self):
+        self.slow_disk()
+        a = self.app('org.example.Editor')
+        self.backend_call(*CONTROL, 'EndSession')
+        record = self.record_apps()['org.example.Editor']
+        self.assertEqual(record[1][0]['instance-id'], a.instance_id)
+        self.assertTrue(record[1][0]['ended-at-session-end'])
+
+    def test_slow_disk_delays_no_register_and_writes_coalesce(self):
+        writes = self.slow_disk()
+        a = self.app('org.example.Editor')
+        start = GLib.get_monotonic_time()
+        for i in range(5):             # ten changes of the record
+            a.call('org.freedesktop.portal.Session', 'Close', path=a.handle)
+            a.token = f'again{i}'
+            a.register()
+        elapsed = (GLib.get_monotonic_time() - start) / 1e6
+        # On the main thread the ten writes would take 4 s.
+        self.assertLess(elapsed, 1.6)
+        self.sync_frontend()
+        # Sync returned once the newest state was on disk...
+        self.assertEqual(self.record_apps()['org.example.Editor'][1][0]['instance-id'],
+                         a.instance_id)
+        # ...written in a few writes, not ten.
+        with open(writes) as f:
+            files = set(f.read().split())
+        self.assertLessEqual(len(files), 5, files)
+
     def test_killed_mid_write_leaves_the_old_record(self):
         a = self.app('org.example.Editor')
         a.quit()
