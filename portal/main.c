@@ -199,6 +199,7 @@ run_backend (void)
   g_main_loop_run (loop);
 
   g_bus_unown_name (owner_id);
+  sr_portal_unwatch_logind (&portal);
   sr_portal_sessions_unexport (&portal);
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (portal.skeleton));
@@ -214,6 +215,8 @@ run_backend (void)
   g_clear_pointer (&portal.subtrees, g_hash_table_unref);
   g_clear_pointer (&portal.end_waiters, g_ptr_array_unref);
   g_clear_pointer (&portal.ended_waiters, g_ptr_array_unref);
+  g_clear_pointer (&portal.round_waiters, g_ptr_array_unref);
+  g_clear_handle_id (&portal.round_timeout_id, g_source_remove);
   g_clear_handle_id (&portal.end_timeout_id, g_source_remove);
   g_mutex_clear (&portal.subtree_lock);
   g_free (portal.desktop);

@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 
-from portalapp import PortalApp, state_path
+from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
 from srtest import (BUILD_DIR, LAUNCH, PRISTINE, PYTHON, RECOVER, RESTORE, SOURCE_DIR, GLib, Gio,
                     PolicydTestCase)
 
@@ -478,3 +478,86 @@ class TestRecordDurability(PortalTestCase):
         self.start_backend()
         c = self.app('org.example.Editor', token='c')
         self.assertEqual((c.reason, c.instance_id), (LAUNCH, a.instance_id))
+
+
+class LateApp(PortalApp):
+    """An app that answers SaveHint only when told to (answer())."""
+
+    def _on_save_hint(self, conn, sender, path, iface, name, params):
+        if params.unpack()[0] == self.handle:
+            self.save_hints += 1
+
+    def answer(self):
+        self.call(PORTAL_IFACE, 'SaveHintResponse', '(o)', (self.handle,))
+
+
+class TestLogind(PortalTestCase):
+    """logind (python-dbusmock's template) on the test's system bus."""
+
+    def setUp(self):
+        super().setUp()
+        self.logind = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--system', '--template', 'logind'],
+                                       env=self.s.env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        self.addCleanup(self.stop, self.logind)
+        self.system = self.s.system_bus.connect()
+        self.s.wait_for_name(self.system, 'org.freedesktop.login1')
+        # A backend started with logind there takes its delay inhibitor.
+        self.stop(self.backend)
+        self.start_backend()
+        self.s.wait_until(self.inhibited, what='the delay inhibitor')
+
+    def inhibitors(self):
+        reply = self.system.call_sync('org.freedesktop.login1', '/org/freedesktop/login1',
+                                      'org.freedesktop.login1.Manager', 'ListInhibitors', None,
+                                      None, Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        return [(what, who, mode) for what, who, _, mode, _, _ in reply]
+
+    def inhibited(self):
+        return self.inhibitors() == [('shutdown:sleep', 'Session Restore', 'delay')]
+
+    def emit(self, name, value):
+        self.system.call_sync('org.freedesktop.login1', '/org/freedesktop/login1',
+                              'org.freedesktop.DBus.Mock', 'EmitSignal',
+                              GLib.Variant('(sssav)', ('org.freedesktop.login1.Manager', name, 'b',
+                                                       [GLib.Variant('b', value)])),
+                              None, Gio.DBusCallFlags.NONE, 5000, None)
+
+    def late_app(self, app_id):
+        return LateApp(self.s.session_bus.address, self.s.state_home, app_id)
+
+    def test_shutdown_waits_for_the_save_hint_round_and_ends_the_session(self):
+        a = self.late_app('org.example.Editor')
+        self.emit('PrepareForShutdown', True)
+        self.s.wait_until(lambda: a.save_hints == 1, what='SaveHint')
+        self.sync_backend()
+        self.assertTrue(self.inhibited())      # the shutdown waits for the app
+        a.answer()
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the inhibitor released')
+        with open(self.record, 'rb') as f:
+            record = parse_record(f.read()).unpack()
+        self.assertFalse(record['dirty'])
+        self.assertTrue(record['instances']['org.example.Editor'][1][0]['ended-at-session-end'])
+        a.crash()          # leaving as the system goes down: no crash
+        self.sync_frontend()
+        self.assertFalse(self.record_apps()['org.example.Editor'][1][0]['crashed'])
+        # Cancelled: the next shutdown waits too.
+        self.emit('PrepareForShutdown', False)
+        self.s.wait_until(self.inhibited, what='the inhibitor taken again')
+
+    def test_sleep_sends_save_hint_only(self):
+        a = self.late_app('org.example.Editor')
+        self.emit('PrepareForSleep', True)
+        self.s.wait_until(lambda: a.save_hints == 1, what='SaveHint')
+        self.sync_backend()
+        self.assertTrue(self.inhibited())      # the suspend waits for the app
+        a.answer()
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the inhibitor released')
+        self.emit('PrepareForSleep', False)
+        self.s.wait_until(self.inhibited, what='the inhibitor taken again after resume')
+        with open(self.record, 'rb') as f:
+            self.assertTrue(parse_record(f.read()).unpack()['dirty'])   # the session goes on
+        a.crash()          # after resume, a crash is a crash
+        self.sync_frontend()
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual((b.reason, b.instance_id), (RECOVER, a.instance_id))
