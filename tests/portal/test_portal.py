@@ -233,22 +233,27 @@ class TestPolicy(PortalTestCase):
         a = self.app('org.example.Editor')
         a.crash()
         self.sync_frontend()
+        # A second instance of the editor, registered before anything was to
+        # be discarded: it is never asked to discard.
+        c = self.app('org.example.Editor', token='c')
         self.s.call('SetAppExcluded', 'sb', 'org.example.Editor', True)
         self.s.round_trip()
         self.sync_backend()
-        # Another app confirms, with its own handle, what it was never asked.
         b = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Editor',
                       register=False)
         mallory = self.app('org.example.Mail')
         b.register(obey=False)
         ids = b.registration['discard-instance-ids']
         self.assertTrue(ids)
-        mallory.call('org.freedesktop.portal.SaveRestore', 'DiscardedInstanceIds', '(oas)',
-                     (mallory.handle, ids))
+        # Others confirm, each with its own handle, what they were never
+        # asked: another app, and the unasked instance of the same app.
+        for liar in (mallory, c):
+            liar.call('org.freedesktop.portal.SaveRestore', 'DiscardedInstanceIds', '(oas)',
+                      (liar.handle, ids))
         self.sync_frontend()
-        c = self.app('org.example.Editor', token='again')
+        d = self.app('org.example.Editor', token='again')
         for instance_id in ids:
-            self.assertIn(instance_id, c.registration['discard-instance-ids'])
+            self.assertIn(instance_id, d.registration['discard-instance-ids'])
 
 
 class TestSessionEnd(PortalTestCase):
@@ -262,6 +267,18 @@ class TestSessionEnd(PortalTestCase):
             with open(os.path.join(applications, f'{app_id}.desktop'), 'w') as f:
                 f.write(f'[Desktop Entry]\nType=Application\nName={app_id}\n'
                         f'Exec={PYTHON} {APP} {app_id} {self.launch_log}\n')
+
+    def relaunched(self):
+        """The processes the login started (their command names the log)."""
+        pids = []
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                    if self.launch_log.encode() in f.read():
+                        pids.append(int(pid))
+            except OSError:
+                pass
+        return pids
 
     def launched(self):
         try:
@@ -293,6 +310,10 @@ class TestSessionEnd(PortalTestCase):
             before_login()
         self.start_backend()
         self.backend_call(*CONTROL, 'Login', timeout=60000)
+        # Login returns once it has spawned what it reopens: nothing more
+        # will start.
+        if not expected:
+            self.assertEqual(self.relaunched(), [])
         if expected:
             self.s.wait_until(lambda: len(self.launched()) >= len(expected), timeout=30,
                               what='the relaunched apps')
