@@ -43,8 +43,10 @@ control_done (GObject      *source,
   g_autoptr(GDBusMethodInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
   SrPortal *portal = g_object_get_data (G_OBJECT (invocation), "sr-portal");
-  gboolean ok = g_task_get_source_tag (G_TASK (result)) == sr_portal_login_async
-                ? sr_portal_login_finish (portal, result, &error)
+  gpointer tag = g_task_get_source_tag (G_TASK (result));
+  gboolean ok = tag == sr_portal_login_async ? sr_portal_login_finish (portal, result, &error)
+                : tag == sr_record_writer_flush_async
+                ? sr_record_writer_flush_finish (portal->writer, result, &error)
                 : sr_portal_end_session_finish (portal, result, &error);
 
   if (ok)
@@ -64,22 +66,6 @@ handle_end_session (SrPortalDBusPortal    *control,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static void
-synced (GObject      *source,
-        GAsyncResult *result,
-        gpointer      user_data)
-{
-  g_autoptr(GDBusMethodInvocation) invocation = user_data;
-  g_autoptr(GError) error = NULL;
-  SrPortal *portal = g_object_get_data (G_OBJECT (invocation), "sr-portal");
-
-  if (sr_record_writer_flush_finish (portal->writer, result, &error))
-    g_dbus_method_invocation_return_value (invocation, NULL);
-  else
-    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                           "%s", error->message);
-}
-
 static gboolean
 handle_sync (SrPortalDBusPortal    *control,
              GDBusMethodInvocation *invocation,
@@ -88,7 +74,7 @@ handle_sync (SrPortalDBusPortal    *control,
   SrPortal *portal = user_data;
 
   g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
-  sr_record_writer_flush_async (portal->writer, synced, g_object_ref (invocation));
+  sr_record_writer_flush_async (portal->writer, control_done, g_object_ref (invocation));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -199,6 +185,7 @@ run_backend (void)
   g_main_loop_run (loop);
 
   g_bus_unown_name (owner_id);
+  sr_portal_unwatch_logind (&portal);
   sr_portal_sessions_unexport (&portal);
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (portal.skeleton));
@@ -214,6 +201,8 @@ run_backend (void)
   g_clear_pointer (&portal.subtrees, g_hash_table_unref);
   g_clear_pointer (&portal.end_waiters, g_ptr_array_unref);
   g_clear_pointer (&portal.ended_waiters, g_ptr_array_unref);
+  g_clear_pointer (&portal.round_waiters, g_ptr_array_unref);
+  g_clear_handle_id (&portal.round_timeout_id, g_source_remove);
   g_clear_handle_id (&portal.end_timeout_id, g_source_remove);
   g_mutex_clear (&portal.subtree_lock);
   g_free (portal.desktop);

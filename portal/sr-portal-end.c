@@ -1,14 +1,15 @@
 /* sr-portal-end.c: the end of the desktop session, and suspend
  *
  * The session ends when the unit is stopped with graphical-session.target
- * (SIGTERM), when logind announces a shutdown (PrepareForShutdown), or
- * when session-restore-ctl session end says so (EndSession, for desktops
- * with neither). Every registered app gets SaveHint; after their
+ * (SIGTERM), when logind announces a shutdown (PrepareForShutdown,
+ * sr-portal-logind.c), or when session-restore-ctl session end says so
+ * (EndSession, for desktops with neither). Every registered app gets SaveHint; after their
  * SaveHintResponse, or 3 s, the record says durably which apps were open
  * (dirty false), for the next login. From then on an app leaving the bus
  * is the session ending, not a crash nor a voluntary close.
  *
- * Before suspend (PrepareForSleep) apps only get SaveHint.
+ * Before suspend (PrepareForSleep) apps only get SaveHint, and the round
+ * is over once they answered or 3 s have passed.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,10 +18,6 @@
 #include "config.h"
 
 #include "sr-portal.h"
-
-#define LOGIND_NAME "org.freedesktop.login1"
-#define LOGIND_PATH "/org/freedesktop/login1"
-#define LOGIND_MANAGER "org.freedesktop.login1.Manager"
 
 /* SaveHint to every registered app; returns how many. */
 static guint
@@ -42,11 +39,6 @@ save_hint_all (SrPortal *self)
   return sent;
 }
 
-void
-sr_portal_save_hint_all (SrPortal *self)
-{
-  g_message ("Asked %u apps to save", save_hint_all (self));
-}
 
 static SrInstance *
 live_instance (SrPortal        *self,
@@ -138,6 +130,49 @@ waiting_for_responses (SrPortal *self)
   return FALSE;
 }
 
+static void
+finish_round (SrPortal *self)
+{
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->round_waiters);
+
+  g_clear_handle_id (&self->round_timeout_id, g_source_remove);
+  for (guint i = 0; waiters != NULL && i < waiters->len; i++)
+    g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
+}
+
+static gboolean
+round_timed_out (gpointer user_data)
+{
+  SrPortal *self = user_data;
+
+  self->round_timeout_id = 0;
+  g_message ("Not every app answered SaveHint within %u ms", SR_PORTAL_SAVE_HINT_TIMEOUT_MS);
+  finish_round (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* SaveHint to every registered app; done when they all answered, or
+ * after 3 s. */
+void
+sr_portal_save_hint_round_async (SrPortal            *self,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, callback, user_data);
+  guint sent;
+
+  g_task_set_source_tag (task, sr_portal_save_hint_round_async);
+  if (self->round_waiters == NULL)
+    self->round_waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (self->round_waiters, g_steal_pointer (&task));
+  sent = save_hint_all (self);
+  g_message ("Asked %u apps to save", sent);
+  if (!waiting_for_responses (self))
+    finish_round (self);
+  else if (self->round_timeout_id == 0)
+    self->round_timeout_id = g_timeout_add (SR_PORTAL_SAVE_HINT_TIMEOUT_MS, round_timed_out, self);
+}
+
 void
 sr_portal_save_hint_response (SrPortal        *self,
                               SrPortalSession *session)
@@ -153,6 +188,8 @@ sr_portal_save_hint_response (SrPortal        *self,
     }
   if (self->end_waiters != NULL && !waiting_for_responses (self))
     finish_end (self);
+  if (self->round_waiters != NULL && !waiting_for_responses (self))
+    finish_round (self);
 }
 
 void
@@ -186,59 +223,4 @@ sr_portal_end_session_finish (SrPortal      *self,
                               GError       **error)
 {
   return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-ended_for_logind (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!sr_portal_end_session_finish (user_data, result, &error))
-    g_warning ("%s", error->message);
-}
-
-static void
-logind_signal (GDBusConnection *connection,
-               const char      *sender,
-               const char      *path,
-               const char      *interface,
-               const char      *signal,
-               GVariant        *parameters,
-               gpointer         user_data)
-{
-  SrPortal *self = user_data;
-  gboolean start = FALSE;
-
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
-    return;
-  g_variant_get (parameters, "(b)", &start);
-  if (!start)
-    return;
-  if (g_str_equal (signal, "PrepareForShutdown"))
-    {
-      g_message ("The system is shutting down: ending the session");
-      sr_portal_end_session_async (self, ended_for_logind, self);
-    }
-  else if (g_str_equal (signal, "PrepareForSleep"))
-    sr_portal_save_hint_all (self);
-}
-
-/* Without a system bus (or logind) only SIGTERM and EndSession end the
- * session. */
-void
-sr_portal_watch_logind (SrPortal *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  self->system_bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
-  if (self->system_bus == NULL)
-    {
-      g_message ("No system bus, so no logind: %s", error->message);
-      return;
-    }
-  g_dbus_connection_signal_subscribe (self->system_bus, LOGIND_NAME, LOGIND_MANAGER, NULL,
-                                      LOGIND_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
-                                      logind_signal, self, NULL);
 }

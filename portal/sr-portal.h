@@ -94,6 +94,11 @@ typedef struct {
   GPtrArray *ended_waiters;      /* (owned) (nullable) GTasks of session ends
                                   * waiting for the record to reach the disk */
   guint end_timeout_id;
+  GPtrArray *round_waiters;      /* (owned) (nullable) GTasks of SaveHint rounds
+                                  * before suspend */
+  guint round_timeout_id;
+  int inhibitor_fd;              /* logind's delay inhibitor, or -1 */
+  gboolean inhibiting;           /* an Inhibit call is under way */
 } SrPortal;
 
 /* sr-portal-ids.c */
@@ -141,10 +146,15 @@ void       sr_portal_end_session_async (SrPortal   *self,
 gboolean   sr_portal_end_session_finish (SrPortal  *self,
                                          GAsyncResult *result,
                                          GError   **error);
-void       sr_portal_save_hint_all     (SrPortal   *self);
+void       sr_portal_save_hint_round_async (SrPortal *self,
+                                            GAsyncReadyCallback callback,
+                                            gpointer    user_data);
 void       sr_portal_save_hint_response (SrPortal  *self,
                                          SrPortalSession *session);
+
+/* sr-portal-logind.c */
 void       sr_portal_watch_logind      (SrPortal   *self);
+void       sr_portal_unwatch_logind    (SrPortal   *self);
 
 /* sr-portal-login.c */
 void       sr_portal_login_async       (SrPortal   *self,

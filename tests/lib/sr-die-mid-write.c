@@ -7,6 +7,10 @@
  * beginning, so they count too: what is left on disk is what a kill at
  * that moment leaves, whichever way the program writes.
  *
+ * With $SR_WRITE_DELAY_MS set it kills nothing: each such write waits that
+ * long first, as a slow disk would, and the file written is appended to
+ * $SR_WRITE_LOG (one line per write), so that a test counts the writes.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <dlfcn.h>
@@ -45,6 +49,23 @@ write (int         fd,
 
   if (real_write == NULL)
     real_write = (WriteFunc) dlsym (RTLD_NEXT, "write");
+  if (count > 1 && getenv ("SR_WRITE_DELAY_MS") != NULL && writes_to_doomed_file (fd))
+    {
+      const char *log = getenv ("SR_WRITE_LOG");
+      char link[64], target[PATH_MAX];
+      ssize_t length;
+      FILE *file;
+
+      usleep (1000 * atoi (getenv ("SR_WRITE_DELAY_MS")));
+      snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+      length = readlink (link, target, sizeof target - 1);
+      if (log != NULL && length > 0 && (file = fopen (log, "a")) != NULL)
+        {
+          fprintf (file, "%.*s\n", (int) length, target);
+          fclose (file);
+        }
+      return real_write (fd, buf, count);
+    }
   if (count > 1 && writes_to_doomed_file (fd))
     {
       real_write (fd, buf, count / 2);

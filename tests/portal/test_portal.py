@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 
-from portalapp import PortalApp, state_path
+from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
 from srtest import (BUILD_DIR, LAUNCH, PRISTINE, PYTHON, RECOVER, RESTORE, SOURCE_DIR, GLib, Gio,
                     PolicydTestCase)
 
@@ -233,22 +233,27 @@ class TestPolicy(PortalTestCase):
         a = self.app('org.example.Editor')
         a.crash()
         self.sync_frontend()
+        # A second instance of the editor, registered before anything was to
+        # be discarded: it is never asked to discard.
+        c = self.app('org.example.Editor', token='c')
         self.s.call('SetAppExcluded', 'sb', 'org.example.Editor', True)
         self.s.round_trip()
         self.sync_backend()
-        # Another app confirms, with its own handle, what it was never asked.
         b = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Editor',
                       register=False)
         mallory = self.app('org.example.Mail')
         b.register(obey=False)
         ids = b.registration['discard-instance-ids']
         self.assertTrue(ids)
-        mallory.call('org.freedesktop.portal.SaveRestore', 'DiscardedInstanceIds', '(oas)',
-                     (mallory.handle, ids))
+        # Others confirm, each with its own handle, what they were never
+        # asked: another app, and the unasked instance of the same app.
+        for liar in (mallory, c):
+            liar.call('org.freedesktop.portal.SaveRestore', 'DiscardedInstanceIds', '(oas)',
+                      (liar.handle, ids))
         self.sync_frontend()
-        c = self.app('org.example.Editor', token='again')
+        d = self.app('org.example.Editor', token='again')
         for instance_id in ids:
-            self.assertIn(instance_id, c.registration['discard-instance-ids'])
+            self.assertIn(instance_id, d.registration['discard-instance-ids'])
 
 
 class TestSessionEnd(PortalTestCase):
@@ -262,6 +267,18 @@ class TestSessionEnd(PortalTestCase):
             with open(os.path.join(applications, f'{app_id}.desktop'), 'w') as f:
                 f.write(f'[Desktop Entry]\nType=Application\nName={app_id}\n'
                         f'Exec={PYTHON} {APP} {app_id} {self.launch_log}\n')
+
+    def relaunched(self):
+        """The processes the login started (their command names the log)."""
+        pids = []
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                    if self.launch_log.encode() in f.read():
+                        pids.append(int(pid))
+            except OSError:
+                pass
+        return pids
 
     def launched(self):
         try:
@@ -293,6 +310,10 @@ class TestSessionEnd(PortalTestCase):
             before_login()
         self.start_backend()
         self.backend_call(*CONTROL, 'Login', timeout=60000)
+        # Login returns once it has spawned what it reopens: nothing more
+        # will start.
+        if not expected:
+            self.assertEqual(self.relaunched(), [])
         if expected:
             self.s.wait_until(lambda: len(self.launched()) >= len(expected), timeout=30,
                               what='the relaunched apps')
@@ -410,6 +431,47 @@ class TestExpired(PortalTestCase):
 
 
 class TestRecordDurability(PortalTestCase):
+    def slow_disk(self):
+        """The backend again, each write of its record taking 0.4 s, as on
+        a busy disk; returns the file the writes are logged to."""
+        self.stop(self.backend)
+        writes = os.path.join(self.s.root, 'writes.log')
+        env = {'LD_PRELOAD': os.environ['SR_DIE_MID_WRITE_MODULE'],
+               'SR_DIE_MID_WRITE': os.path.realpath(self.record),
+               'SR_WRITE_DELAY_MS': '400', 'SR_WRITE_LOG': writes}
+        if 'ASAN_OPTIONS' in self.s.env:
+            env['ASAN_OPTIONS'] = self.s.env['ASAN_OPTIONS'] + ':verify_asan_link_order=0'
+        self.start_backend(**env)
+        return writes
+
+    def test_session_end_reports_done_once_the_record_is_on_disk(self):
+        self.slow_disk()
+        a = self.app('org.example.Editor')
+        self.backend_call(*CONTROL, 'EndSession')
+        record = self.record_apps()['org.example.Editor']
+        self.assertEqual(record[1][0]['instance-id'], a.instance_id)
+        self.assertTrue(record[1][0]['ended-at-session-end'])
+
+    def test_slow_disk_delays_no_register_and_writes_coalesce(self):
+        writes = self.slow_disk()
+        a = self.app('org.example.Editor')
+        start = GLib.get_monotonic_time()
+        for i in range(5):             # ten changes of the record
+            a.call('org.freedesktop.portal.Session', 'Close', path=a.handle)
+            a.token = f'again{i}'
+            a.register()
+        elapsed = (GLib.get_monotonic_time() - start) / 1e6
+        # On the main thread the ten writes would take 4 s.
+        self.assertLess(elapsed, 1.6)
+        self.sync_frontend()
+        # Sync returned once the newest state was on disk...
+        self.assertEqual(self.record_apps()['org.example.Editor'][1][0]['instance-id'],
+                         a.instance_id)
+        # ...written in a few writes, not ten.
+        with open(writes) as f:
+            files = set(f.read().split())
+        self.assertLessEqual(len(files), 5, files)
+
     def test_killed_mid_write_leaves_the_old_record(self):
         a = self.app('org.example.Editor')
         a.quit()
@@ -437,3 +499,86 @@ class TestRecordDurability(PortalTestCase):
         self.start_backend()
         c = self.app('org.example.Editor', token='c')
         self.assertEqual((c.reason, c.instance_id), (LAUNCH, a.instance_id))
+
+
+class LateApp(PortalApp):
+    """An app that answers SaveHint only when told to (answer())."""
+
+    def _on_save_hint(self, conn, sender, path, iface, name, params):
+        if params.unpack()[0] == self.handle:
+            self.save_hints += 1
+
+    def answer(self):
+        self.call(PORTAL_IFACE, 'SaveHintResponse', '(o)', (self.handle,))
+
+
+class TestLogind(PortalTestCase):
+    """logind (python-dbusmock's template) on the test's system bus."""
+
+    def setUp(self):
+        super().setUp()
+        self.logind = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--system', '--template', 'logind'],
+                                       env=self.s.env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        self.addCleanup(self.stop, self.logind)
+        self.system = self.s.system_bus.connect()
+        self.s.wait_for_name(self.system, 'org.freedesktop.login1')
+        # A backend started with logind there takes its delay inhibitor.
+        self.stop(self.backend)
+        self.start_backend()
+        self.s.wait_until(self.inhibited, what='the delay inhibitor')
+
+    def inhibitors(self):
+        reply = self.system.call_sync('org.freedesktop.login1', '/org/freedesktop/login1',
+                                      'org.freedesktop.login1.Manager', 'ListInhibitors', None,
+                                      None, Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        return [(what, who, mode) for what, who, _, mode, _, _ in reply]
+
+    def inhibited(self):
+        return self.inhibitors() == [('shutdown:sleep', 'Session Restore', 'delay')]
+
+    def emit(self, name, value):
+        self.system.call_sync('org.freedesktop.login1', '/org/freedesktop/login1',
+                              'org.freedesktop.DBus.Mock', 'EmitSignal',
+                              GLib.Variant('(sssav)', ('org.freedesktop.login1.Manager', name, 'b',
+                                                       [GLib.Variant('b', value)])),
+                              None, Gio.DBusCallFlags.NONE, 5000, None)
+
+    def late_app(self, app_id):
+        return LateApp(self.s.session_bus.address, self.s.state_home, app_id)
+
+    def test_shutdown_waits_for_the_save_hint_round_and_ends_the_session(self):
+        a = self.late_app('org.example.Editor')
+        self.emit('PrepareForShutdown', True)
+        self.s.wait_until(lambda: a.save_hints == 1, what='SaveHint')
+        self.sync_backend()
+        self.assertTrue(self.inhibited())      # the shutdown waits for the app
+        a.answer()
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the inhibitor released')
+        with open(self.record, 'rb') as f:
+            record = parse_record(f.read()).unpack()
+        self.assertFalse(record['dirty'])
+        self.assertTrue(record['instances']['org.example.Editor'][1][0]['ended-at-session-end'])
+        a.crash()          # leaving as the system goes down: no crash
+        self.sync_frontend()
+        self.assertFalse(self.record_apps()['org.example.Editor'][1][0]['crashed'])
+        # Cancelled: the next shutdown waits too.
+        self.emit('PrepareForShutdown', False)
+        self.s.wait_until(self.inhibited, what='the inhibitor taken again')
+
+    def test_sleep_sends_save_hint_only(self):
+        a = self.late_app('org.example.Editor')
+        self.emit('PrepareForSleep', True)
+        self.s.wait_until(lambda: a.save_hints == 1, what='SaveHint')
+        self.sync_backend()
+        self.assertTrue(self.inhibited())      # the suspend waits for the app
+        a.answer()
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the inhibitor released')
+        self.emit('PrepareForSleep', False)
+        self.s.wait_until(self.inhibited, what='the inhibitor taken again after resume')
+        with open(self.record, 'rb') as f:
+            self.assertTrue(parse_record(f.read()).unpack()['dirty'])   # the session goes on
+        a.crash()          # after resume, a crash is a crash
+        self.sync_frontend()
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual((b.reason, b.instance_id), (RECOVER, a.instance_id))

@@ -2,8 +2,9 @@
 of the source tree (the files git tracks, as they are in the working tree;
 no _run/), headless. While it runs: a setting changes through the service
 (the real polkitd on the demo's system bus authorizes it), the sample apps
-are listed, the three lines it prints for another terminal work, and the
-three screenshots are there. Stopping it leaves nothing running.
+are listed, they registered through session-restore-portal, which is the
+one consumer policyd names, the four lines it prints for another terminal
+work (the last, a Register by hand), and the three screenshots are there. Stopping it leaves nothing running.
 
 tools/run is pointed at the build under test (SR_RUN_BUILD_DIR) rather
 than building the copy: the script itself runs, only the build is shared.
@@ -123,6 +124,20 @@ class RunTest(unittest.TestCase):
             self.assertEqual(len([l for l in self.output if 'runs read-only' in l]), 1, self.text())
             self.assertNotEqual(result.returncode, 0)
 
+    def test_b_the_portal_backend_is_what_consults_policyd(self):
+        """The sample apps registered through session-restore-portal: the
+        panel's main page says "Used by session-restore-portal", and names
+        no Python (the seed and the apps ask policyd nothing themselves)."""
+        self.assertIn('The sample apps registered through session-restore-portal: '
+                      'org.gnome.TextEditor launch', self.text())
+        result = self.in_demo('gdbus call --session --dest org.gnome.SessionRestore.Policy '
+                              '--object-path /org/gnome/SessionRestore/Policy --method '
+                              'org.freedesktop.DBus.Properties.Get '
+                              'org.gnome.SessionRestore.Policy Consumers')
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(re.findall(r"\('([^']*)'", result.stdout), ['session-restore-portal'],
+                         result.stdout)
+
     def test_gnome_switch_is_there(self):
         """The demo is a current GNOME desktop's world: GNOME's own switch
         exists (tests/lib/fixtures), and the master switch is both keys."""
@@ -144,7 +159,7 @@ class RunTest(unittest.TestCase):
 
     def test_the_printed_lines_work(self):
         lines = [l.strip() for l in self.output if l.strip().startswith(f'. {self.env_file};')]
-        self.assertEqual(len(lines), 3, self.text())
+        self.assertEqual(len(lines), 4, self.text())
         if not can_start_polkitd():
             return
         results = [subprocess.run(['bash', '-c', line], capture_output=True, text=True, timeout=60)
@@ -155,6 +170,10 @@ class RunTest(unittest.TestCase):
         # (exit status 2, as session-restore-ctl(1) says).
         self.assertEqual(results[2].returncode, 2, f'{lines[2]}: {results[2].stderr}')
         self.assertTrue(results[2].stdout.startswith('ask'), results[2].stdout)
+        # The Register by hand: the backend's registration, with an
+        # instance id (TextEditor quit cleanly, so LAUNCH, uint32 1).
+        self.assertEqual(results[3].returncode, 0, f'{lines[3]}: {results[3].stderr}')
+        self.assertRegex(results[3].stdout, r"'restore-reason': <uint32 1>.*'instance-id': <'[0-9a-f]{12}'>")
 
     def test_the_screenshots(self):
         for what, name in (('main page', 'main'), ('Apps page', 'apps'), ('Clear dialog', 'clear')):

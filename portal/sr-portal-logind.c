@@ -1,0 +1,154 @@
+/* sr-portal-logind.c: shutdown and suspend, as logind announces them
+ *
+ * PrepareForShutdown(true) ends the desktop session (sr-portal-end.c):
+ * SaveHint to every registered app, and the record written as a session
+ * end. PrepareForSleep(true) sends SaveHint only. Either way logind
+ * waits for the round, because the backend holds a delay inhibitor
+ * ("shutdown:sleep") from its start: it is released once the apps have
+ * answered (or 3 s have passed) and the record is on disk, and taken
+ * again when logind says the shutdown was cancelled or the system resumed
+ * (the same signals with false).
+ *
+ * Without a system bus or logind only SIGTERM and EndSession end the
+ * session.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "sr-portal-logind"
+
+#include "config.h"
+
+#include <gio/gunixfdlist.h>
+#include <glib/gstdio.h>
+
+#include "sr-portal.h"
+
+#define LOGIND_NAME "org.freedesktop.login1"
+#define LOGIND_PATH "/org/freedesktop/login1"
+#define LOGIND_MANAGER "org.freedesktop.login1.Manager"
+
+static void
+inhibited (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  SrPortal *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source),
+                                                                               &fds, result, &error);
+  gint32 index = -1;
+
+  self->inhibiting = FALSE;
+  if (reply != NULL)
+    {
+      g_variant_get (reply, "(h)", &index);
+      if (fds != NULL)
+        self->inhibitor_fd = g_unix_fd_list_get (fds, index, &error);
+    }
+  if (self->inhibitor_fd < 0)
+    g_message ("No delay inhibitor: shutdown and suspend will not wait for the apps: %s",
+               error != NULL ? error->message : "no file descriptor");
+}
+
+static void
+take_inhibitor (SrPortal *self)
+{
+  if (self->system_bus == NULL || self->inhibitor_fd >= 0 || self->inhibiting)
+    return;
+  self->inhibiting = TRUE;
+  g_dbus_connection_call_with_unix_fd_list (self->system_bus, LOGIND_NAME, LOGIND_PATH,
+                                            LOGIND_MANAGER, "Inhibit",
+                                            g_variant_new ("(ssss)", "shutdown:sleep",
+                                                           "Session Restore",
+                                                           "Asking apps to save their state",
+                                                           "delay"),
+                                            G_VARIANT_TYPE ("(h)"),
+                                            G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, NULL,
+                                            inhibited, self);
+}
+
+/* logind goes on with the shutdown or the suspend once this is closed. */
+static void
+release_inhibitor (SrPortal *self)
+{
+  if (self->inhibitor_fd < 0)
+    return;
+  g_close (self->inhibitor_fd, NULL);
+  self->inhibitor_fd = -1;
+}
+
+static void
+ended_for_shutdown (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  SrPortal *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!sr_portal_end_session_finish (self, result, &error))
+    g_warning ("%s", error->message);
+  release_inhibitor (self);
+}
+
+static void
+saved_for_sleep (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  release_inhibitor (user_data);
+}
+
+static void
+logind_signal (GDBusConnection *connection,
+               const char      *sender,
+               const char      *path,
+               const char      *interface,
+               const char      *signal,
+               GVariant        *parameters,
+               gpointer         user_data)
+{
+  SrPortal *self = user_data;
+  gboolean start = FALSE;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(b)")))
+    return;
+  g_variant_get (parameters, "(b)", &start);
+  if (!start)
+    {
+      /* Resumed, or the shutdown was cancelled: the next one waits too. */
+      take_inhibitor (self);
+      return;
+    }
+  if (g_str_equal (signal, "PrepareForShutdown"))
+    {
+      g_message ("The system is shutting down: ending the session");
+      sr_portal_end_session_async (self, ended_for_shutdown, self);
+    }
+  else if (g_str_equal (signal, "PrepareForSleep"))
+    sr_portal_save_hint_round_async (self, saved_for_sleep, self);
+}
+
+void
+sr_portal_watch_logind (SrPortal *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  self->inhibitor_fd = -1;
+  self->system_bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (self->system_bus == NULL)
+    {
+      g_message ("No system bus, so no logind: %s", error->message);
+      return;
+    }
+  g_dbus_connection_signal_subscribe (self->system_bus, LOGIND_NAME, LOGIND_MANAGER, NULL,
+                                      LOGIND_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                      logind_signal, self, NULL);
+  take_inhibitor (self);
+}
+
+void
+sr_portal_unwatch_logind (SrPortal *self)
+{
+  release_inhibitor (self);
+}
