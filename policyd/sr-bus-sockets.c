@@ -81,13 +81,13 @@ query_socket (int       netlink,
       .udiag_cookie = { G_MAXUINT32, G_MAXUINT32 },   /* any */
     },
   };
-  union {
-    struct nlmsghdr header;
-    char bytes[4096];
-  } answer;
+  /* The answer is read by offset and copied out field by field, rather than
+   * walked with NLMSG_NEXT and RTA_NEXT: those macros cast byte pointers to
+   * structures, which -Wcast-align (on clang) rightly refuses. */
+  guint8 answer[4096];
   struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-  const struct nlmsghdr *header;
   gssize len;
+  gsize at;
 
   *out_peer = 0;
   *out_name = NULL;
@@ -95,38 +95,56 @@ query_socket (int       netlink,
               sizeof kernel) < 0)
     return FALSE;
   /* The kernel answers while it handles the question: nothing to wait for. */
-  len = recv (netlink, &answer, sizeof answer, MSG_DONTWAIT);
+  len = recv (netlink, answer, sizeof answer, MSG_DONTWAIT);
   if (len < 0)
     return FALSE;
 
-  for (header = &answer.header; NLMSG_OK (header, (gsize) len);
-       header = NLMSG_NEXT (header, len))
+  for (at = 0; at + sizeof (struct nlmsghdr) <= (gsize) len;)
     {
-      const struct unix_diag_msg *reply = NLMSG_DATA (header);
-      const struct rtattr *attr;
-      int attrs_len;
+      struct nlmsghdr header;
+      struct unix_diag_msg reply;
+      gsize data, end, attr_at;
 
-      if (header->nlmsg_seq != ino)
+      memcpy (&header, answer + at, sizeof header);
+      if (header.nlmsg_len < sizeof header || header.nlmsg_len > (gsize) len - at)
+        break;
+      data = at + NLMSG_HDRLEN;
+      end = at + header.nlmsg_len;
+      at += NLMSG_ALIGN (header.nlmsg_len);
+
+      if (header.nlmsg_seq != ino)
         continue;
-      if (header->nlmsg_type == NLMSG_ERROR)
+      if (header.nlmsg_type == NLMSG_ERROR)
         {
-          const struct nlmsgerr *failure = NLMSG_DATA (header);
+          struct nlmsgerr failure;
 
-          errno = failure->error < 0 ? -failure->error : EPROTO;
+          if (end - data < sizeof failure)
+            break;
+          memcpy (&failure, answer + data, sizeof failure);
+          errno = failure.error < 0 ? -failure.error : EPROTO;
           return FALSE;
         }
-      if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
-          header->nlmsg_len < NLMSG_LENGTH (sizeof *reply) || reply->udiag_ino != ino)
+      if (header.nlmsg_type != SOCK_DIAG_BY_FAMILY || end - data < sizeof reply)
+        continue;
+      memcpy (&reply, answer + data, sizeof reply);
+      if (reply.udiag_ino != ino)
         continue;
 
-      attr = (const struct rtattr *) ((const char *) reply + NLMSG_ALIGN (sizeof *reply));
-      attrs_len = header->nlmsg_len - NLMSG_LENGTH (NLMSG_ALIGN (sizeof *reply));
-      for (; RTA_OK (attr, attrs_len); attr = RTA_NEXT (attr, attrs_len))
+      for (attr_at = data + NLMSG_ALIGN (sizeof reply);
+           attr_at + sizeof (struct rtattr) <= end;)
         {
-          if (attr->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD (attr) >= sizeof (guint32))
-            memcpy (out_peer, RTA_DATA (attr), sizeof (guint32));
-          else if (attr->rta_type == UNIX_DIAG_NAME && *out_name == NULL)
-            *out_name = g_bytes_new (RTA_DATA (attr), RTA_PAYLOAD (attr));
+          struct rtattr attr;
+          gsize payload;
+
+          memcpy (&attr, answer + attr_at, sizeof attr);
+          if (attr.rta_len < sizeof attr || attr.rta_len > end - attr_at)
+            break;
+          payload = attr.rta_len - RTA_LENGTH (0);
+          if (attr.rta_type == UNIX_DIAG_PEER && payload >= sizeof (guint32))
+            memcpy (out_peer, answer + attr_at + RTA_LENGTH (0), sizeof (guint32));
+          else if (attr.rta_type == UNIX_DIAG_NAME && *out_name == NULL)
+            *out_name = g_bytes_new (answer + attr_at + RTA_LENGTH (0), payload);
+          attr_at += RTA_ALIGN (attr.rta_len);
         }
       return TRUE;
     }

@@ -347,9 +347,12 @@ on_started_cb (GObject      *source,
 {
   Round *round = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
-                                                             result, &error);
-  SrPrompt *self = step_done (round, error);
+  GVariant *reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
+                                                   result, &error);
+  SrPrompt *self;
+
+  g_clear_pointer (&reply, g_variant_unref);   /* only whether it came matters */
+  self = step_done (round, error);
 
   if (self != NULL)
     ask_owner (self, TRUE);

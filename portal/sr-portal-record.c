@@ -183,7 +183,7 @@ load_app (SrPortal   *self,
       char *id = NULL;
       SrInstance *instance;
 
-      if (!g_variant_lookup (dict, "instance-id", "s", &id))
+      if (!g_variant_lookup (owned, "instance-id", "s", &id))
         continue;
       if (sr_portal_app_find_instance (app, id) != NULL)
         {

@@ -350,6 +350,7 @@ test_dropin_own_state_refused (void)
     g_autoptr(SrStore) store = load_text_from (SR_STORE_ORIGIN_USER, text, &error);
 
     g_assert_no_error (error);
+    g_assert_nonnull (store);
   }
 }
 
