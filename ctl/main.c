@@ -22,9 +22,9 @@ static const struct {
   SrCtlCommandFunc func;
   const char *summary;   /* NULL: not listed (for the shell's completion) */
 } commands[] = {
-  { "status", sr_ctl_cmd_status, "Settings, locks, what is stored, the service (the default)" },
-  { "list", sr_ctl_cmd_list, "Stored state per app (--json for scripts)" },
-  { "clear", sr_ctl_cmd_clear, "Forget stored state of some apps or of all" },
+  { "status", sr_ctl_cmd_status, "Settings, locks, saved sessions, the service (the default)" },
+  { "list", sr_ctl_cmd_list, "Saved sessions per app (--json for scripts)" },
+  { "clear", sr_ctl_cmd_clear, "Clear the saved sessions of some apps or of all" },
   { "exclude", sr_ctl_cmd_exclude, "Opt apps out of save and restore" },
   { "include", sr_ctl_cmd_exclude, "Opt apps back in" },
   { "reset-crash-guard", sr_ctl_cmd_reset_crash_guard,

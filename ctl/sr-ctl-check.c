@@ -120,7 +120,7 @@ explain (SrCtl      *ctl,
                             lock_note (ctl, "restore-after-crash"));
   if (g_str_equal (why, "crash-loop"))
     return g_strdup_printf ("%s exited unexpectedly %u times or more within %u seconds; the "
-                            "crash-loop guard holds its state back until it exits normally.",
+                            "crash-loop guard holds its saved sessions back until it exits normally.",
                             app_id, sr_policy_client_get_crash_loop_threshold (ctl->client),
                             sr_policy_client_get_crash_loop_window (ctl->client));
   if (g_str_equal (why, "login-off"))
@@ -130,11 +130,11 @@ explain (SrCtl      *ctl,
     return g_strdup_printf ("The session manager asks the user first (“login-restore” is ask%s).",
                             lock_note (ctl, "login-restore"));
   if (g_str_equal (why, "cleared"))
-    return g_strdup ("That state was saved before it was last cleared, so it is not restored.");
+    return g_strdup ("That saved session dates from before the app was last cleared, so it is not restored.");
   if (g_str_equal (why, "expired"))
     {
       int days = sr_policy_client_get_max_age_days (ctl->client);
-      return g_strdup_printf ("That state is older than %d %s (“max-age-days”%s).",
+      return g_strdup_printf ("That saved session is older than %d %s (“max-age-days”%s).",
                               days, days == 1 ? "day" : "days", lock_note (ctl, "max-age-days"));
     }
   if (g_str_equal (why, "declined"))

@@ -1,4 +1,4 @@
-/* sr-ctl-clear.c: clear, forgetting stored state and saying what went
+/* sr-ctl-clear.c: clear: clears saved sessions and says what went
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -41,12 +41,12 @@ confirm (SrCtl  *ctl,
 
   /* On stderr, like rm -i: stdout may be a file that wants the report only. */
   if (app_ids == NULL)
-    g_printerr ("Forget the saved sessions of all apps%s, and the window positions "
+    g_printerr ("Clear the saved sessions of all apps%s, and the window positions "
                 "the compositor keeps? [y/N] ", what != NULL ? what : "");
   else
     {
       g_autofree char *names = g_strjoinv (", ", app_ids);
-      g_printerr ("Forget the saved sessions of %s%s? [y/N] ", names, what != NULL ? what : "");
+      g_printerr ("Clear the saved sessions of %s%s? [y/N] ", names, what != NULL ? what : "");
     }
   if (fgets (answer, sizeof answer, stdin) == NULL)
     return FALSE;
@@ -113,7 +113,7 @@ print_report (SrCtl    *ctl,
   size = g_format_size (bytes);
   n_apps = apps != NULL ? g_strv_length ((char **) apps) : 0;
   if (entries == 0)
-    g_string_append (out, "Nothing was stored.\n");
+    g_string_append (out, "There were no saved sessions.\n");
   else
     {
       sr_ctl_table_print (table, ctl->color, out);
@@ -144,7 +144,7 @@ sr_ctl_cmd_clear (SrCtl  *ctl,
   int status;
 
   g_option_context_set_summary (context,
-    "Forget the stored state of the named apps, or of everything (the compositor's\n"
+    "Clear the saved sessions of the named apps, or of everything (the compositor's\n"
     "window store included) when none is named. On a terminal it asks first.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))

@@ -155,7 +155,7 @@ row_notes (const SrCtlStoredApp *row,
   g_autofree char *joined = NULL;
 
   if (!row->stored)
-    g_ptr_array_add (notes, "nothing stored");
+    g_ptr_array_add (notes, "no saved sessions");
   if (row->admin_excluded)
     g_ptr_array_add (notes, "excluded by the administrator");
   else if (row->excluded)
@@ -208,7 +208,7 @@ write_table (SrCtl   *ctl,
     }
   if (rows->len == 0)
     {
-      g_string_append (out, "Nothing is stored.\n");
+      g_string_append (out, "No saved sessions.\n");
       return;
     }
   sr_ctl_table_print (table, ctl->color, out);
@@ -240,8 +240,8 @@ sr_ctl_cmd_list (SrCtl  *ctl,
   int status;
 
   g_option_context_set_summary (context,
-    "List stored state per app: size, windows, last save, stores, and whether\n"
-    "the app is excluded, its state expired or held back by the crash-loop guard.");
+    "List saved sessions per app: size, windows, last save, stores, and whether\n"
+    "the app is excluded, its saved sessions expired or held back by the crash-loop guard.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;

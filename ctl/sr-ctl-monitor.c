@@ -220,7 +220,7 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
   int status;
 
   g_option_context_set_summary (context,
-    "Print each change of a setting, a lock or stored state as it happens,\n"
+    "Print each change of a setting, a lock or saved sessions as it happens,\n"
     "until interrupted (Ctrl+C).");
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;

@@ -41,7 +41,7 @@ sr_ctl_cmd_reset_crash_guard (SrCtl  *ctl,
       if (!sr_policy_client_reset_crash_guard_sync (ctl->client, argv[i], sr_ctl_call_flags (ctl),
                                                     NULL, &error))
         return sr_ctl_fail (error);
-      g_print ("%s: its crashes are forgotten; its saved sessions may be restored after a crash again\n",
+      g_print ("%s: its crashes are no longer counted; its saved sessions may be restored after a crash again\n",
                argv[i]);
     }
   return SR_CTL_EXIT_OK;

@@ -213,7 +213,7 @@ print_already_excluded (SrCtl      *ctl,
     {
       g_autofree char *size = g_format_size (row->bytes);
       g_print ("%s: already excluded%s, but it has saved sessions (%s) that it wrote "
-               "without asking; “session-restore-ctl clear %s” forgets them\n",
+               "without asking; “session-restore-ctl clear %s” clears them\n",
                app_id, who, size, app_id);
     }
 }
@@ -230,7 +230,7 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
   int status;
 
   g_option_context_set_summary (context, exclude
-    ? "Opt apps out of save and restore. Their saved state is forgotten."
+    ? "Opt apps out of save and restore. Their saved sessions are cleared."
     : "Opt apps back in to save and restore.");
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;
@@ -256,7 +256,7 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
       if (exclude && (by_user || by_admin))
         print_already_excluded (ctl, argv[i], by_admin && !by_user);
       else if (exclude)
-        g_print ("%s: excluded; its saved state was forgotten\n", argv[i]);
+        g_print ("%s: excluded; its saved sessions were cleared\n", argv[i]);
       else if (by_admin)
         g_print ("%s: included by you, but still excluded by the administrator\n", argv[i]);
       else

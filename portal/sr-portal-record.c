@@ -149,7 +149,7 @@ sr_portal_record_forget (SrPortal           *self,
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
     if (all || g_strv_contains (app_ids, app->app_id))
       forget_app (app);
-  g_message ("Forgot the instances of %s: policyd cleared them",
+  g_message ("Dropped the instances of %s: their saved sessions were cleared",
              all ? "every app" : "some apps");
 }
 

@@ -160,7 +160,7 @@ class ListTest(CtlTestCase):
         self.assertNotIn('\033', out)
 
     def test_empty(self):
-        self.assertEqual(self.assertCtl(OK, 'list').stdout, 'Nothing is stored.\n')
+        self.assertEqual(self.assertCtl(OK, 'list').stdout, 'No saved sessions.\n')
         self.assertEqual(json.loads(self.assertCtl(OK, 'list', '--json').stdout),
                          {'apps': [], 'total': {'apps': 0, 'bytes': 0, 'entries': 0},
                           'errors': {}})
@@ -202,7 +202,7 @@ class ClearTest(CtlTestCase):
         self.assertEqual(self.s.list_state(), {})
         self.assertFalse(os.path.exists(sim.compositor_path))
         self.assertEqual(sim.session_file_apps()['instances'], {})
-        self.assertEqual(self.assertCtl(OK, 'clear').stdout, 'Nothing was stored.\n')
+        self.assertEqual(self.assertCtl(OK, 'clear').stdout, 'There were no saved sessions.\n')
 
     def run_on_terminal(self, answer, *args):
         """stdin is a terminal: the tool asks, and gets answer."""
@@ -223,7 +223,7 @@ class ClearTest(CtlTestCase):
         sim.save(B)
         status, out, err = self.run_on_terminal('n', 'clear', A)
         self.assertEqual(status, OK, err)
-        self.assertIn(f'Forget the saved sessions of {A} (1 app, ', err)
+        self.assertIn(f'Clear the saved sessions of {A} (1 app, ', err)
         self.assertIn('Nothing was cleared.', err)
         self.assertEqual(out, '')
         self.assertTrue(os.path.exists(sim.gtk_path(A, '1')))
@@ -317,7 +317,7 @@ class ResetCrashGuardTest(CtlTestCase):
         self.crash(B)
         self.assertIn('deny (crash-loop)', self.assertCtl(DENIED, 'check', A, '--reason', 'recover').stdout)
         out = self.assertCtl(OK, 'reset-crash-guard', A).stdout
-        self.assertEqual(out, f'{A}: its crashes are forgotten; its saved sessions may be '
+        self.assertEqual(out, f'{A}: its crashes are no longer counted; its saved sessions may be '
                               'restored after a crash again\n')
         self.assertEqual(self.s.check_restore(A, RECOVER), (1, 'allowed'))
         self.assertEqual(self.s.check_restore(B, RECOVER), (0, 'crash-loop'))

@@ -225,3 +225,67 @@ class InstallTest(unittest.TestCase):
                                  os.path.join(SOURCE_DIR, 'man', 'session-restore-ctl.1')],
                                 capture_output=True, text=True)
         self.assertEqual((result.returncode, result.stderr), (0, ''))
+
+
+# One vocabulary for what is kept: "saved sessions", and "Clear" for taking
+# them away. The D-Bus and JSON names (StoredStateCleared, "stored") are the
+# contract and are not read by people, so only the text people read counts.
+OTHER_WORDS = re.compile(r'\b(?:stored|saved|app|session|window) state\b'
+                         r'|\bforg[eo]t\w*\b(?! (?:the |its )?crashes| which apps were open)',
+                         re.I)
+
+
+def strings_in(path):
+    """The C string literals of @path, joined where C joins them."""
+    with open(path) as f:
+        source = f.read()
+    source = re.sub(r'/\*.*?\*/|//[^\n]*', '', source, flags=re.S)
+    source = re.sub(r'"\s+"', '', source)
+    # Words with no space between them are names (actions, keys), not text.
+    return [text for text in re.findall(r'"((?:[^"\\\n]|\\.)*)"', source) if ' ' in text]
+
+
+class VocabularyTest(unittest.TestCase):
+    def assertOneVocabulary(self, where, text):
+        text = re.sub(r'\s+', ' ', text)
+        found = [m.group(0) for m in OTHER_WORDS.finditer(text)]
+        self.assertEqual(found, [], f'{where} says {found}, not "saved sessions"/"clear"')
+
+    def test_command_line_help(self):
+        commands = re.findall(r'^  (\S+)  ', subprocess.run(
+            [CTL, '--help'], capture_output=True, text=True, check=True).stdout, re.M)
+        self.assertIn('clear', commands)
+        for command in [None, *commands]:
+            argv = [CTL, '--help'] if command is None else [CTL, command, '--help']
+            result = subprocess.run(argv, capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, argv)
+            self.assertOneVocabulary(' '.join(argv[1:]), result.stdout)
+
+    def test_messages_of_the_tool_and_the_panel(self):
+        for folder in ('ctl', 'panel', 'portal'):
+            for name in sorted(os.listdir(os.path.join(SOURCE_DIR, folder))):
+                if name.endswith('.c'):
+                    path = os.path.join(SOURCE_DIR, folder, name)
+                    self.assertOneVocabulary(path, ' | '.join(strings_in(path)))
+                elif name.endswith('.ui'):
+                    root = ET.parse(os.path.join(SOURCE_DIR, folder, name)).getroot()
+                    self.assertOneVocabulary(name, ' | '.join(
+                        e.text for e in root.iter() if e.get('translatable') == 'yes' and e.text))
+
+    def test_pages_man_pages_and_polkit(self):
+        help_dir = os.path.join(SOURCE_DIR, 'help', 'C')
+        for name in sorted(os.listdir(help_dir)):
+            if name.endswith('.page'):
+                root = ET.parse(os.path.join(help_dir, name)).getroot()
+                self.assertOneVocabulary(name, ' '.join(root.itertext()))
+        for name in sorted(os.listdir(os.path.join(SOURCE_DIR, 'man'))):
+            if re.search(r'\.[18]$', name):
+                with open(os.path.join(SOURCE_DIR, 'man', name)) as f:
+                    self.assertOneVocabulary(name, re.sub(r'\\f[BIRP]|\\-', '', f.read()))
+        stores = os.path.join(SOURCE_DIR, 'data', 'stores.d')
+        for name in sorted(os.listdir(stores)):
+            with open(os.path.join(stores, name)) as f:
+                self.assertOneVocabulary(name, ' | '.join(re.findall(r'^Description=(.*)$', f.read(), re.M)))
+        policy = ET.parse(os.path.join(SOURCE_DIR, 'data', 'org.gnome.SessionRestore.policy.in'))
+        self.assertOneVocabulary('the polkit actions', ' | '.join(
+            e.text for e in policy.getroot().iter() if e.tag in ('description', 'message')))

@@ -92,7 +92,7 @@ class SettingsTest(CtlTestCase):
         sim.save(A)
         sim.save(B)
         out = self.assertCtl(OK, 'exclude', A).stdout
-        self.assertEqual(out, f'{A}: excluded; its saved state was forgotten\n')
+        self.assertEqual(out, f'{A}: excluded; its saved sessions were cleared\n')
         self.assertFalse(os.path.exists(sim.gtk_path(A, '1')))
         self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [A])
@@ -103,13 +103,13 @@ class SettingsTest(CtlTestCase):
         self.assertCtl(OK, 'exclude', A)
         self.assertEqual(self.assertCtl(OK, 'exclude', A).stdout,
                          f'{A}: already excluded; it has no saved sessions\n')
-        # Saved sessions an owner wrote without asking are not forgotten
+        # Saved sessions an owner wrote without asking are not cleared
         # by a second exclude: it says what to do.
         sim.memory[A] = {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}
         sim.write_back()
         out = self.assertCtl(OK, 'exclude', A).stdout
         self.assertRegex(out, rf'^{A}: already excluded, but it has saved sessions \(\d+ bytes\) '
-                         rf'that it wrote without asking; “session-restore-ctl clear {A}” forgets them\n$')
+                         rf'that it wrote without asking; “session-restore-ctl clear {A}” clears them\n$')
         self.assertCtl(OK, 'include', A)
         # A bad id among good ones: nothing is done.
         result = self.assertCtl(INVALID, 'exclude', B, 'org.example/../etc')
