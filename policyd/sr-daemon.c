@@ -17,7 +17,7 @@
 
 #include "sr-args.h"
 #include "sr-bus.h"
-#include "sr-caller.h"
+#include "sr-caller-cache.h"
 #include "sr-clear.h"
 #include "sr-clear-points.h"
 #include "sr-consumers.h"

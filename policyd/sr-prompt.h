@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "sr-caller.h"
+#include "sr-caller-cache.h"
 #include "sr-decide.h"
 #include "sr-store-worker.h"
 

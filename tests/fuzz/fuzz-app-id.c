@@ -1,4 +1,4 @@
-/* fuzz-app-id.c: app id validation (policyd/sr-app-id.c)
+/* fuzz-app-id.c: app id validation (common/sr-app-id.c)
  *
  * The input is one app id, and also, split at newlines, a list of them.
  * Beyond not crashing: whatever passes must be safe as a file name

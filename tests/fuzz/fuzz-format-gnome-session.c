@@ -1,5 +1,5 @@
 /* fuzz-format-gnome-session.c: gnome-session's state file
- * (policyd/sr-format-gnome-session.c)
+ * (policyd/stores/sr-format-gnome-session.c)
  *
  * The input is a state file. Beyond not crashing: every app listed has a
  * valid id, and what clearing writes back parses again, without what was

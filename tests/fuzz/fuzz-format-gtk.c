@@ -1,4 +1,4 @@
-/* fuzz-format-gtk.c: GTK's app state files (policyd/sr-format-gtk.c)
+/* fuzz-format-gtk.c: GTK's app state files (policyd/stores/sr-format-gtk.c)
  *
  * The input is a state file. Beyond not crashing: a count of windows is
  * only ever given for what GVariant would have written itself.

@@ -1,4 +1,4 @@
-/* fuzz-store-dropin.c: store drop-in parsing (policyd/sr-store-dropin.c)
+/* fuzz-store-dropin.c: store drop-in parsing (policyd/stores/sr-store-dropin.c)
  *
  * The input is a drop-in's text, then optionally a NUL and a file name to
  * match against the store. It is loaded as the system's and as the user's.

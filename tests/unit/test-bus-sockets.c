@@ -1,5 +1,5 @@
 /* test-bus-sockets.c: whether a process holds a connection to the bus
- * (policyd/sr-bus-sockets.c), against real sockets: a listening socket of
+ * (policyd/callers/sr-bus-sockets.c), against real sockets: a listening socket of
  * the test's own stands in for the bus.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,4 +1,4 @@
-/* test-caller.c: caller identification (policyd/sr-caller.c): what it
+/* test-caller.c: caller identification (policyd/callers/sr-caller.c): what it
  * parses (.flatpak-info and snap labels), and when a pid is taken for the
  * process that connected
  *

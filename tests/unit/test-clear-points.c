@@ -1,4 +1,4 @@
-/* test-clear-points.c: clear points and their file (policyd/sr-clear-points.c)
+/* test-clear-points.c: clear points and their file (policyd/stores/sr-clear-points.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,5 +1,5 @@
 /* test-format-gnome-session.c: gnome-session's state file
- * (policyd/sr-format-gnome-session.c)
+ * (policyd/stores/sr-format-gnome-session.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,4 +1,4 @@
-/* test-format-gtk.c: GTK's app state files (policyd/sr-format-gtk.c)
+/* test-format-gtk.c: GTK's app state files (policyd/stores/sr-format-gtk.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,5 +1,5 @@
 /* test-store-dropin.c: store drop-ins, parsed, matched and read from their
- * directories, and what they may reach (policyd/sr-store-dropin.c,
+ * directories, and what they may reach (policyd/stores/sr-store-dropin.c,
  * sr-store-confine.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

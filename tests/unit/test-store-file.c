@@ -1,5 +1,5 @@
 /* test-store-file.c: a store's file read and replaced safely
- * (policyd/sr-store-file.c)
+ * (policyd/stores/sr-store-file.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

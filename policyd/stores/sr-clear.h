@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "sr-caller.h"
+#include "sr-caller-cache.h"
 #include "sr-clear-points.h"
 #include "sr-pending-clears.h"
 #include "sr-store-worker.h"

@@ -40,7 +40,7 @@
 
 #include "config.h"
 
-#include "sr-caller.h"
+#include "sr-caller-cache.h"
 #include "sr-consumers.h"
 #include "sr-state-file.h"
 

@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "sr-caller.h"
+#include "sr-caller-cache.h"
 
 G_BEGIN_DECLS
 

@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "sr-caller.h"
+#include "sr-caller-cache.h"
 #include "sr-polkit.h"
 #include "sr-settings.h"
 

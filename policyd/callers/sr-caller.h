@@ -37,22 +37,7 @@ void            sr_caller_unref              (SrCaller             *caller);
 gboolean        sr_caller_may_ask_about      (const SrCaller       *caller,
                                               const char           *app_id);
 
-#define SR_TYPE_CALLER_CACHE (sr_caller_cache_get_type ())
-G_DECLARE_FINAL_TYPE (SrCallerCache, sr_caller_cache, SR, CALLER_CACHE, GObject)
-
-SrCallerCache  *sr_caller_cache_new          (GDBusConnection      *bus);
-SrCaller       *sr_caller_cache_dup          (SrCallerCache        *self,
-                                              const char           *sender);
-GPtrArray      *sr_caller_cache_dup_all      (SrCallerCache        *self);
-void            sr_caller_cache_lookup_async (SrCallerCache        *self,
-                                              const char           *sender,
-                                              GAsyncReadyCallback   callback,
-                                              gpointer              user_data);
-SrCaller       *sr_caller_cache_lookup_finish (SrCallerCache       *self,
-                                               GAsyncResult        *result,
-                                               GError             **error);
-
-/* Exposed for tests. */
+/* Identification, for the cache; exposed for tests. */
 SrCaller       *sr_caller_identify           (GVariant             *credentials,
                                               GUnixFDList          *fds,
                                               gint64                appeared_ns,
