@@ -48,6 +48,22 @@ sr_format_gnome_session_parse (const void  *data,
   return g_steal_pointer (&state);
 }
 
+/* session-restore-portal's record keeps every instance it has handed out
+ * an id, for the app's next launch; it reopens at login only those open at
+ * the session's end that had not crashed ("ended-at-session-end", its
+ * key). gnome-session's own file says nothing of it: each of its instances
+ * is taken to reopen. */
+static gboolean
+instance_reopens (GVariant *instance)
+{
+  gboolean ended = FALSE, crashed = FALSE;
+
+  if (!g_variant_lookup (instance, "ended-at-session-end", "b", &ended))
+    return TRUE;
+  g_variant_lookup (instance, "crashed", "b", &crashed);
+  return ended && !crashed;
+}
+
 void
 sr_format_gnome_session_foreach_app (GVariant              *state,
                               SrFormatGnomeSessionAppFunc  func,
@@ -65,11 +81,19 @@ sr_format_gnome_session_foreach_app (GVariant              *state,
       g_autoptr(GVariant) entry = g_variant_get_child_value (instances, i);
       g_autoptr(GVariant) value = g_variant_get_child_value (entry, 1);
       g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
+      gsize n_instances = g_variant_n_children (list);
+      gboolean reopens = FALSE;
       const char *app_id;
 
       g_variant_get_child (entry, 0, "&s", &app_id);
-      if (sr_app_id_validate (app_id, NULL))
-        func (app_id, g_variant_n_children (list), g_variant_get_size (value), user_data);
+      if (!sr_app_id_validate (app_id, NULL))
+        continue;
+      for (gsize j = 0; j < n_instances && !reopens; j++)
+        {
+          g_autoptr(GVariant) instance = g_variant_get_child_value (list, j);
+          reopens = instance_reopens (instance);
+        }
+      func (app_id, n_instances, g_variant_get_size (value), reopens, user_data);
     }
 }
 

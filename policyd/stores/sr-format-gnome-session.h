@@ -10,9 +10,12 @@ G_BEGIN_DECLS
 
 #define SR_FORMAT_GNOME_SESSION_MAX_SIZE (64 * 1024 * 1024)
 
+/* @reopens: whether the session manager reopens any of the app's
+ * instances at login. */
 typedef void (*SrFormatGnomeSessionAppFunc) (const char *app_id,
                                        guint       entries,
                                        guint64     bytes,
+                                       gboolean    reopens,
                                        gpointer    user_data);
 
 GVariant *sr_format_gnome_session_parse       (const void             *data,

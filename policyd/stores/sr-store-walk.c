@@ -310,8 +310,6 @@ add_usage (Pass       *pass,
     usage->gtk_files++;
   if (windows == WINDOWS_NOT_COUNTED)
     usage->gtk_files_not_counted++;
-  if (pass->store->format == SR_STORE_FORMAT_GNOME_SESSION)
-    usage->at_login = TRUE;
   if (!g_ptr_array_find_with_equal_func (usage->stores, pass->store->name, g_str_equal, NULL))
     g_ptr_array_add (usage->stores, pass->store->name);
 }
@@ -501,11 +499,14 @@ static void
 on_session_usage_cb (const char *app_id,
                      guint       entries,
                      guint64     bytes,
+                     gboolean    reopens,
                      gpointer    user_data)
 {
   Pass *pass = user_data;
+  SrAppUsage *usage = lookup_usage (pass, app_id);
 
-  add_usage (pass, lookup_usage (pass, app_id), entries, bytes, pass->older_than, WINDOWS_NONE);
+  add_usage (pass, usage, entries, bytes, pass->older_than, WINDOWS_NONE);
+  usage->at_login |= reopens;
 }
 
 /* Removes the entries of the pass's apps from the session file @name,

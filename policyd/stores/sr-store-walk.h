@@ -19,7 +19,7 @@ typedef struct {
   guint gtk_files_not_counted;
   guint gtk_files_read;     /* this listing's budget for the app, spent */
   guint64 gtk_bytes_read;
-  gboolean at_login;        /* named by the session manager's store */
+  gboolean at_login;        /* the session manager reopens it at login */
   GPtrArray *stores;        /* (owned) store names, (unowned) strings */
 } SrAppUsage;
 

@@ -19,6 +19,7 @@ static void
 count_app (const char *app_id,
            guint       entries,
            guint64     bytes,
+           gboolean    reopens,
            gpointer    user_data)
 {
   GHashTable *apps = user_data;

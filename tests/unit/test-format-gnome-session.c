@@ -23,9 +23,21 @@ static void
 count_app (const char *app_id,
            guint       entries,
            guint64     bytes,
+           gboolean    reopens,
            gpointer    user_data)
 {
   g_hash_table_insert (user_data, g_strdup (app_id), GUINT_TO_POINTER (entries));
+}
+
+static void
+reopening_app (const char *app_id,
+               guint       entries,
+               guint64     bytes,
+               gboolean    reopens,
+               gpointer    user_data)
+{
+  if (reopens)
+    g_ptr_array_add (user_data, g_strdup (app_id));
 }
 
 static void
@@ -42,6 +54,35 @@ test_session_parse_and_list (void)
   g_assert_cmpuint (g_hash_table_size (apps), ==, 2);
   g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.A")), ==, 2);
   g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (apps, "org.example.B")), ==, 1);
+}
+
+/* session-restore-portal's record keeps the instances of apps that quit or
+ * crashed, for their next launch: only those ended by the session's end,
+ * not crashed, reopen at login. gnome-session's own instances, without
+ * the key, all do. */
+static void
+test_session_reopens (void)
+{
+  g_autoptr(GVariant) state = g_variant_ref_sink (g_variant_new_parsed (
+    "{'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.Open': ({}, [{'instance-id': <'1'>, 'crashed': <false>,"
+    "                            'ended-at-session-end': <false>},"
+    "                           {'instance-id': <'2'>, 'crashed': <false>,"
+    "                            'ended-at-session-end': <true>}]),"
+    "  'org.example.Crashed': ({}, [{'instance-id': <'1'>, 'crashed': <true>,"
+    "                               'ended-at-session-end': <false>}]),"
+    "  'org.example.CrashedAtEnd': ({}, [{'instance-id': <'1'>, 'crashed': <true>,"
+    "                                    'ended-at-session-end': <true>}]),"
+    "  'org.example.Quit': ({}, [{'instance-id': <'1'>, 'crashed': <false>,"
+    "                            'ended-at-session-end': <false>}]),"
+    "  'org.example.GnomeSession': ({}, [{'instance-id': <'1'>}]),"
+    "  'org.example.None': ({}, @aa{sv} [])}>}"));
+  g_autoptr(GPtrArray) reopening = g_ptr_array_new_with_free_func (g_free);
+
+  sr_format_gnome_session_foreach_app (state, reopening_app, reopening);
+  g_assert_cmpuint (reopening->len, ==, 2);
+  g_assert_cmpstr (reopening->pdata[0], ==, "org.example.Open");
+  g_assert_cmpstr (reopening->pdata[1], ==, "org.example.GnomeSession");
 }
 
 static void
@@ -102,6 +143,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/format-gnome-session/parse-and-list", test_session_parse_and_list);
+  g_test_add_func ("/format-gnome-session/reopens", test_session_reopens);
   g_test_add_func ("/format-gnome-session/without", test_session_without);
   g_test_add_func ("/format-gnome-session/rejects", test_session_rejects);
 
