@@ -161,7 +161,7 @@ row_notes (const SrCtlStoredApp *row,
   else if (row->excluded)
     g_ptr_array_add (notes, "excluded");
   if (row->state != NULL && g_str_equal (row->state, "expired"))
-    g_ptr_array_add (notes, "expired");
+    g_ptr_array_add (notes, "too old to be restored");
   else if (row->state != NULL && g_str_equal (row->state, "cleared"))
     g_ptr_array_add (notes, "cleared");
   if (row->crash_loop == 1)

@@ -91,7 +91,7 @@ class StandInTest(CtlTestCase):
         self.assertNotIn('future-key', beta)
         out = self.assertCtl(OK, 'list').stdout
         rows = {line.split()[0]: line for line in out.splitlines()[1:-1]}
-        self.assertTrue(rows[A].endswith('expired, reopens at login'), rows[A])
+        self.assertTrue(rows[A].endswith('too old to be restored, reopens at login'), rows[A])
         self.assertTrue(rows[B].endswith('held back: crash loop'), rows[B])
 
     def test_colour_only_on_a_terminal(self):
