@@ -186,6 +186,19 @@ class PromptTest(PromptCase):
         self.click_button('Restore')
         self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
 
+    def test_8_every_control_named_once(self):
+        # GTK 4.8 read these "Files Files", "_Restore Restore".
+        login = self.open_prompt()
+        self.assertEqual(self.misnamed(), [])
+        for name in APPS.values():
+            self.assertEqual(self.find('check box', name).get_name(), name)
+        self.assertEqual(self.find('check box', 'Remember').get_name(), 'Remember my choice')
+        for label in ('Restore', 'Don’t Restore'):
+            self.assertTrue([b for b in self.find_all('push button', label) if b.get_name() == label],
+                            f'no button named {label!r}')
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
+
     def test_7_closed_by_policyd(self):
         # Switching everything off answers the waiting apps: policyd closes
         # the prompt, which goes without a critical warning (the prompt
