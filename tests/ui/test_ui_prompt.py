@@ -189,7 +189,8 @@ class PromptTest(PromptCase):
     def test_8_every_control_named_once(self):
         # GTK 4.8 read these "Files Files", "_Restore Restore".
         login = self.open_prompt()
-        self.assertEqual(self.misnamed(), [])
+        problems = self.misnamed()
+        self.assertFalse(problems, '; '.join(problems))
         for name in APPS.values():
             self.assertEqual(self.find('check box', name).get_name(), name)
         self.assertEqual(self.find('check box', 'Remember').get_name(), 'Remember my choice')
