@@ -47,7 +47,8 @@ set_label (GtkWidget  *widget,
 }
 
 /* A button or check box with a mnemonic: its label once, without the
- * underscore. */
+ * underscore. A button whose child is a label (AdwAboutWindow's version)
+ * GTK names after its class: it is named after the label. */
 static void
 name_mnemonic (GtkWidget *widget)
 {
@@ -57,8 +58,15 @@ name_mnemonic (GtkWidget *widget)
 
   if (GTK_IS_BUTTON (widget))
     {
+      GtkWidget *child = gtk_button_get_child (GTK_BUTTON (widget));
+
       label = gtk_button_get_label (GTK_BUTTON (widget));
       underline = gtk_button_get_use_underline (GTK_BUTTON (widget));
+      if (label == NULL && GTK_IS_LABEL (child))
+        {
+          set_label (widget, gtk_label_get_text (GTK_LABEL (child)));
+          return;
+        }
     }
   else if (GTK_IS_CHECK_BUTTON (widget))
     {
@@ -73,7 +81,8 @@ name_mnemonic (GtkWidget *widget)
 }
 
 /* A preferences group's list is named after the group's title, as
- * libadwaita does when there is one; else it has no name. */
+ * libadwaita does when there is one; any other has no name (a list of
+ * ours that has one gets it after sr_a11y_tidy()). */
 static void
 name_list_box (GtkWidget *list)
 {
@@ -81,8 +90,7 @@ name_list_box (GtkWidget *list)
   const char *title = group != NULL ? adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (group))
                                     : NULL;
 
-  if (group != NULL)
-    set_label (list, title != NULL ? title : "");
+  set_label (list, title != NULL ? title : "");
 }
 
 static void

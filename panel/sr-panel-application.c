@@ -71,6 +71,7 @@ about_action (GSimpleAction *action,
                 "comments", _("Control which apps come back after you log out, restart or a crash"),
                 "translator-credits", _("translator-credits"),
                 NULL);
+  sr_a11y_tidy (about);
   gtk_window_present (GTK_WINDOW (about));
 }
 

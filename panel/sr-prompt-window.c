@@ -168,8 +168,6 @@ sr_prompt_window_new (GtkApplication   *app,
 
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_widget_add_css_class (list, "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Apps to restore"), -1);
   g_variant_iter_init (&iter, apps);
   while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
     {
@@ -216,6 +214,8 @@ sr_prompt_window_new (GtkApplication   *app,
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "restore");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "dont");
   sr_a11y_tidy (dialog);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Apps to restore"), -1);
 
   g_signal_connect (dialog, "response", G_CALLBACK (on_response_cb), prompt);
   g_signal_connect (dialog, "destroy", G_CALLBACK (on_destroy_cb), prompt);

@@ -155,6 +155,9 @@ class PanelTestCase(unittest.TestCase):
                 if (role is None or node.get_role_name() == role) and (name is None or name in (node.get_name() or '')) \
                         and (not showing or self.on_screen(node)):
                     found.append(node)
+            except GLib.Error:
+                pass   # no extents at all (a stack page, the application)
+            try:
                 for i in range(node.get_child_count()):
                     walk(node.get_child_at_index(i), depth + 1)
             except GLib.Error:
@@ -273,33 +276,16 @@ class PanelTestCase(unittest.TestCase):
                 raise AssertionError(f'no row for {name} is showing')
             time.sleep(0.1)
 
-    def every_node(self, root=None):
-        """Every node showing under @root, or in the application."""
-        found = []
-
-        def walk(node, depth):
-            if node is None or depth > 60:
-                return
-            try:
-                if self.on_screen(node):
-                    found.append(node)
-            except GLib.Error:
-                pass   # no extents (a stack page, the application); its children may have
-            try:
-                for i in range(node.get_child_count()):
-                    walk(node.get_child_at_index(i), depth + 1)
-            except GLib.Error:
-                return
-        walk(root or self.app, 0)
-        return found
-
     def misnamed(self, root=None):
         """Every interactive node showing (under @root, or in the whole
         application) whose name will not do, and every list or filler
         named after its class, as "role 'name' (why)"."""
         found = []
-        for node in self.every_node(root):
-            role, name = node.get_role_name(), node.get_name() or ''
+        for node in self.find_all(None, root=root):
+            try:
+                role, name = node.get_role_name(), node.get_name() or ''
+            except GLib.Error:
+                continue   # gone meanwhile (a toast timing out, a dialog's buttons rearranged)
             why = badly_named(name) if role in INTERACTIVE else \
                 'a class name' if role in ('list', 'filler', 'table') and CLASS_NAME.match(name) else None
             if why is not None:

@@ -84,6 +84,27 @@ class AccessibilityTest(PanelTestCase):
         self.key('Escape')
         self.gone('label', 'Turn Off Files?')
 
+    def test_help_and_about(self):
+        # No help viewer here: the dialog that says where the help is.
+        self.key('F1')
+        self.find('label', 'No help viewer is installed')
+        self.assert_well_named('the help dialog')
+        self.key('Escape')
+        self.gone('label', 'No help viewer is installed')
+        self.find('push button', 'Main Menu')
+        # The menu button's inner button is the one that clicks.
+        inner = [b for b in self.find_all('push button', 'Main Menu')
+                 if any(b.get_action_name(i) == 'click' for i in range(b.get_n_actions()))]
+        self.act(inner[0], 'click')
+        self.find('menu item', 'About Session Restore')
+        self.assert_well_named('the main menu')
+        self.click('menu item', 'About Session Restore')
+        self.find('label', 'The Session Restore developers')
+        self.assert_well_named('the About window')
+        self.screenshot('a11y-about')
+        self.key('Escape')
+        self.gone('label', 'The Session Restore developers')
+
     def test_toast(self):
         self.s.set_allowed([])
         self.toggle('Restore After a Crash')
@@ -149,7 +170,7 @@ class AccessibilityTest(PanelTestCase):
         self.addCleanup(lambda: self.find_all('label', 'Forever') and self.key('Escape'))
 
         def focused():
-            for node in self.every_node():
+            for node in self.find_all(None):
                 if self.has_state(node, Atspi.StateType.FOCUSED) and \
                         node.get_role_name() not in ('frame', 'window'):
                     return node
