@@ -125,6 +125,16 @@ on_search_entry_activate_cb (SrAppsPage *self)
   gtk_widget_grab_focus (GTK_WIDGET (self->apps_view));
 }
 
+/* Escape clears the search, then leaves it, back to where Ctrl+F came from. */
+static void
+on_search_entry_stop_search_cb (SrAppsPage *self)
+{
+  if (*gtk_editable_get_text (GTK_EDITABLE (self->search_entry)) != '\0')
+    gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  else
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.show-settings", NULL);
+}
+
 /* -- What the rows ask for ------------------------------------------------------ */
 
 typedef struct {
@@ -359,6 +369,7 @@ sr_apps_page_class_init (SrAppsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, incomplete_notice);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_entry_stop_search_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_filtered_items_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_apps_view_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_apps_view_key_pressed_cb);

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sr-a11y.h"
 #include "sr-clear-dialog.h"
 #include "sr-format.h"
 #include "sr-panel-window.h"
@@ -48,6 +49,7 @@ clear_dialog_new (GtkWidget  *parent,
                                       NULL);
 
   adw_message_dialog_set_response_label (ADW_MESSAGE_DIALOG (self), "clear", confirm_label);
+  sr_a11y_tidy (GTK_WIDGET (self));
   return self;
 }
 

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sr-a11y.h"
 #include "sr-panel-application.h"
 #include "sr-panel-window.h"
 #include "sr-prompt-service.h"
@@ -70,6 +71,7 @@ about_action (GSimpleAction *action,
                 "comments", _("Control which apps come back after you log out, restart or a crash"),
                 "translator-credits", _("translator-credits"),
                 NULL);
+  sr_a11y_tidy (about);
   gtk_window_present (GTK_WINDOW (about));
 }
 
@@ -93,6 +95,7 @@ on_readme_shown_cb (GObject      *source,
                                   _("No help viewer is installed. Install Yelp to read the "
                                     "help, or read %s."), &SR_HELP_URI[strlen ("file://")]);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  sr_a11y_tidy (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

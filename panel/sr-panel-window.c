@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sr-a11y.h"
 #include "sr-app-list.h"
 #include "sr-apps-page.h"
 #include "sr-client.h"
@@ -96,6 +97,7 @@ show_details_action (GtkWidget  *widget,
                                               g_variant_get_string (parameter, NULL));
 
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  sr_a11y_tidy (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -382,12 +384,15 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK,
                                        "win.show-settings", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
 }
 
 static void
 sr_panel_window_init (SrPanelWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  sr_a11y_tidy (GTK_WIDGET (self));
+  sr_a11y_follow_toasts (self->toast_overlay);
   sr_window_size_restore (GTK_WINDOW (self));
   sr_stack_show_only (self->status_stack, "loading");
   sr_stack_show_only (self->main_stack, "status");

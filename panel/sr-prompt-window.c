@@ -15,6 +15,7 @@
 #include <gio/gdesktopappinfo.h>
 #include <glib/gi18n.h>
 
+#include "sr-a11y.h"
 #include "sr-prompt-window.h"
 
 #define MAX_UNSCROLLED 5
@@ -127,6 +128,8 @@ app_row (const char *app_id,
   gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), check);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
+  /* libadwaita labels it by the row's title too: "Files Files". */
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
   *out_check = check;
   return row;
 }
@@ -165,8 +168,6 @@ sr_prompt_window_new (GtkApplication   *app,
 
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_widget_add_css_class (list, "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Apps to restore"), -1);
   g_variant_iter_init (&iter, apps);
   while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
     {
@@ -200,8 +201,6 @@ sr_prompt_window_new (GtkApplication   *app,
   gtk_widget_set_tooltip_text (prompt->remember,
                                _("Always restore, or never, without asking again. "
                                  "You can change this in Session Restore."));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (prompt->remember),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Remember my choice"), -1);
   gtk_widget_set_visible (prompt->remember, can_remember);
   gtk_box_append (GTK_BOX (box), prompt->remember);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
@@ -214,6 +213,9 @@ sr_prompt_window_new (GtkApplication   *app,
                                               ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "restore");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "dont");
+  sr_a11y_tidy (dialog);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Apps to restore"), -1);
 
   g_signal_connect (dialog, "response", G_CALLBACK (on_response_cb), prompt);
   g_signal_connect (dialog, "destroy", G_CALLBACK (on_destroy_cb), prompt);

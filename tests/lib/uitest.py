@@ -7,6 +7,7 @@ process with one Session, shared by its test cases (setUpClass); cases
 reset the settings and the stored state they need.
 """
 import os
+import re
 import subprocess
 import time
 import unittest
@@ -19,6 +20,29 @@ from srtest import BUILD_DIR, Session  # noqa: E402
 
 PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 SHOTS = os.path.join(BUILD_DIR, 'screenshots')
+
+# What a screen reader or voice control user can land on or act on.
+INTERACTIVE = ('push button', 'toggle button', 'check box', 'radio button', 'combo box', 'list item',
+               'entry', 'password text', 'spin button', 'table cell', 'link', 'menu item', 'page tab')
+CLASS_NAME = re.compile(r'^(Gtk|Adw)[A-Z]')
+
+
+def badly_named(name):
+    """Why an accessible name would not do, or None: empty, a GTK or
+    libadwaita class name, or a label read twice ("_Cancel Cancel",
+    "Retry Retry") or with its mnemonic's underscore."""
+    if not name.strip():
+        return 'no name'
+    if CLASS_NAME.match(name):
+        return 'a class name'
+    if '_' in name:
+        return 'a mnemonic underscore'
+    words = name.split(' ')
+    half = len(words) // 2
+    if len(words) % 2 == 0 and words[:half] == words[half:]:
+        return 'doubled'
+    return None
+
 
 APPS = {
     'org.example.TextEditor': 'Text Editor',
@@ -131,6 +155,9 @@ class PanelTestCase(unittest.TestCase):
                 if (role is None or node.get_role_name() == role) and (name is None or name in (node.get_name() or '')) \
                         and (not showing or self.on_screen(node)):
                     found.append(node)
+            except GLib.Error:
+                pass   # no extents at all (a stack page, the application)
+            try:
                 for i in range(node.get_child_count()):
                     walk(node.get_child_at_index(i), depth + 1)
             except GLib.Error:
@@ -248,6 +275,28 @@ class PanelTestCase(unittest.TestCase):
             if time.monotonic() > deadline:
                 raise AssertionError(f'no row for {name} is showing')
             time.sleep(0.1)
+
+    def misnamed(self, root=None):
+        """Every interactive node showing (under @root, or in the whole
+        application) whose name will not do, and every list or filler
+        named after its class, as "role 'name' (why)"."""
+        found = []
+        for node in self.find_all(None, root=root):
+            try:
+                role, name = node.get_role_name(), node.get_name() or ''
+            except GLib.Error:
+                continue   # gone meanwhile (a toast timing out, a dialog's buttons rearranged)
+            why = badly_named(name) if role in INTERACTIVE else \
+                'a class name' if role in ('list', 'filler', 'table') and CLASS_NAME.match(name) else None
+            if why is not None:
+                found.append(f'{role} {name!r} ({why})')
+        return found
+
+    def assert_well_named(self, screen):
+        """Once the screen has settled: nothing on it misnamed."""
+        time.sleep(0.3)
+        problems = self.misnamed()
+        self.assertFalse(problems, f'misnamed on {screen}: ' + '; '.join(problems))
 
     def sensitive(self, role, name):
         return self.has_state(self.find(role, name), Atspi.StateType.SENSITIVE)

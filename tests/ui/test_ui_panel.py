@@ -206,7 +206,9 @@ class PanelTest(PanelTestCase):
         self.show_view('Apps')
         self.wait_until(lambda: 'Held back after repeated crashes' in self.row_text('Terminal'),
                         'the row to say it is held back')
-        self.click('push button', 'Let Terminal restore after a crash again')
+        button = self.find('push button', 'Allow Recovery')
+        self.assertEqual(button.get_description(), 'Lets Terminal restore after a crash again')
+        self.act(button, 'click')
         self.find('label', 'Terminal may restore after a crash')
         self.wait_until(lambda: 'Held back' not in self.row_text('Terminal'), 'the row to follow')
         self.assertEqual(self.s.check_restore(TERMINAL, RECOVER)[1], 'allowed')
@@ -372,7 +374,8 @@ class PanelTest(PanelTestCase):
         self.key('Return')
         self.key('Down', 'Return')
         self.wait_until(lambda: self.s.gsettings_value('login-restore') == 'ask', 'login-restore=ask')
-        self.find('label', 'Ask every time')
+        self.wait_until(lambda: self.find('combo box', 'Reopen Apps at Login').get_description() ==
+                        'Ask every time', 'the row to say Ask every time')
         # The choice is a promise: a prompt will appear.
         self.find('label', 'A window at login lets you choose which apps come back')
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
@@ -381,9 +384,8 @@ class PanelTest(PanelTestCase):
         self.wait_until(lambda: self.s.gsettings_value('max-age-days') == -1, 'max-age-days=-1')
         # A value set elsewhere shows as what it is.
         self.s.gsettings('set', 'max-age-days', '14')
-        self.wait_until(lambda: '14 Days' in (self.find('combo box', 'Keep Saved Sessions For')
-                                               .get_name() or '') or
-                        self.find_all('label', '14 Days'), 'the row to show 14 Days')
+        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
+                        '14 Days', 'the row to show 14 Days')
 
     def test_narrow(self):
         self.resize(360, 700)

@@ -129,6 +129,20 @@ class PromptCase(PanelTestCase):
 
 
 class PromptTest(PromptCase):
+    def test_0_every_control_named_once(self):
+        # GTK 4.8 read these "Files Files", "_Restore Restore".
+        login = self.open_prompt()
+        problems = self.misnamed()
+        self.assertFalse(problems, '; '.join(problems))
+        for name in APPS.values():
+            self.assertEqual(self.find('check box', name).get_name(), name)
+        self.assertEqual(self.find('check box', 'Remember').get_name(), 'Remember my choice')
+        for label in ('Restore', 'Don’t Restore'):
+            self.assertTrue([b for b in self.find_all('push button', label) if b.get_name() == label],
+                            f'no button named {label!r}')
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
+
     def test_1_one_prompt_for_three_apps_restore(self):
         login = self.open_prompt()
         for name in APPS.values():
