@@ -197,3 +197,18 @@ class PotfilesTest(unittest.TestCase):
                     with open(os.path.join(SOURCE_DIR, path), errors='replace') as f:
                         if pattern.search(f.read()):
                             self.assertIn(path, listed, f'{path} has translatable strings')
+
+
+class TestLayoutTest(unittest.TestCase):
+    def test_tests_find_their_helpers_on_the_path_meson_gives(self):
+        """Shared test code lives in tests/lib, which meson puts on
+        PYTHONPATH: no test reaches for another test file by editing
+        sys.path."""
+        offenders = []
+        for folder, _, names in os.walk(os.path.join(SOURCE_DIR, 'tests')):
+            for name in names:
+                if name.endswith('.py'):
+                    with open(os.path.join(folder, name)) as f:
+                        if re.search(r'sys\.path\.(?:insert|append)\(', f.read()):
+                            offenders.append(os.path.relpath(os.path.join(folder, name), SOURCE_DIR))
+        self.assertEqual(offenders, [])

@@ -1,14 +1,9 @@
 """The login prompt when the administrator has locked login-restore to
 "ask": no "Remember my choice" (it could not be changed), the rest as
 usual."""
-import os
-import sys
+import promptcase as base
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_ui_prompt as base  # noqa: E402
-
-from srtest import ALLOW, DENY  # noqa: E402
-from uitest import APPS  # noqa: E402
+from srtest import ALLOW, DENY
 
 
 class LockedPromptTest(base.PromptCase):

@@ -15,14 +15,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_ui_prompt as base  # noqa: E402
+import promptcase as base
 
-from portalapp import PortalApp  # noqa: E402
-from uitest import Atspi  # noqa: E402
-from srtest import BUILD_DIR, LAUNCH, PYTHON, RESTORE, SOURCE_DIR, GLib, Gio  # noqa: E402
+from portalapp import PortalApp
+from uitest import Atspi
+from srtest import BUILD_DIR, LAUNCH, PYTHON, RESTORE, SOURCE_DIR, GLib, Gio
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
 BACKEND_NAME = 'org.freedesktop.impl.portal.SessionRestore'

@@ -6,12 +6,10 @@ the program policyd runs), so that it can do what policyd never does; the
 prompt is the real panel, D-Bus-activated, with G_DEBUG=fatal-criticals."""
 import os
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_ui_prompt as base  # noqa: E402
+import promptcase as base
 
-from srtest import BUS_NAME, ERROR, PYTHON, Gio, GLib  # noqa: E402
+from srtest import BUS_NAME, ERROR, PYTHON, Gio, GLib
 
 # A sandboxed program that owns the policy's name and asks the prompt:
 # prints the error its Ask got, or its answer.
