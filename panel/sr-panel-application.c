@@ -76,12 +76,16 @@ about_action (GSimpleAction *action,
 }
 
 /* Help is a Mallard document, opened with help:. Without a help viewer,
- * the README is the next best thing; without even that, the user is told
- * where the help lives rather than left with a button that does nothing. */
+ * the manual page (man:, which some desktops open in a terminal or a
+ * browser) is the next best thing; without even that, the user is told
+ * where the help lives rather than left with a button that does nothing.
+ * Not the README: it is written for developers. */
+#define SR_MAN_URI "man:session-restore-panel(1)"
+
 static void
-on_readme_shown_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+on_man_page_shown_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
   GtkWindow *window = GTK_WINDOW (source);
   g_autoptr(GError) error = NULL;
@@ -89,11 +93,12 @@ on_readme_shown_cb (GObject      *source,
 
   if (gtk_show_uri_full_finish (window, result, &error))
     return;
-  g_message ("Could not open %s: %s", SR_HELP_URI, error->message);
+  g_message ("Could not open %s: %s", SR_MAN_URI, error->message);
   dialog = adw_message_dialog_new (window, _("Help Could Not Be Opened"), NULL);
-  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
-                                  _("No help viewer is installed. Install Yelp to read the "
-                                    "help, or read %s."), &SR_HELP_URI[strlen ("file://")]);
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog),
+                               _("No help viewer is installed. Install Yelp to read the "
+                                 "help, or read the manual page: run “man "
+                                 "session-restore-panel” in a terminal."));
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   sr_a11y_tidy (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -110,7 +115,7 @@ on_help_shown_cb (GObject      *source,
   if (gtk_show_uri_full_finish (window, result, &error))
     return;
   g_message ("Could not open help:%s: %s", GETTEXT_PACKAGE, error->message);
-  gtk_show_uri_full (window, SR_HELP_URI, GDK_CURRENT_TIME, NULL, on_readme_shown_cb, NULL);
+  gtk_show_uri_full (window, SR_MAN_URI, GDK_CURRENT_TIME, NULL, on_man_page_shown_cb, NULL);
 }
 
 static void

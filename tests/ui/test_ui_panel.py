@@ -343,12 +343,36 @@ class PanelTest(PanelTestCase):
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch unchanged')
 
     def test_help_falls_back_gracefully(self):
-        # This machine has no help viewer and nothing that opens Markdown:
-        # the panel says where the help is.
+        # This machine has no help viewer and nothing that opens man: the
+        # panel says where the help is: the manual page, not the README,
+        # which is for developers.
         self.key('F1')
-        self.find('label', 'No help viewer is installed')
+        body = self.find('label', 'No help viewer is installed')
+        self.assertIn('man session-restore-panel', body.get_name())
+        self.assertNotIn('README', body.get_name())
         self.key('Escape')
         self.gone('label', 'No help viewer is installed')
+
+    def test_help_without_yelp_opens_the_manual_page(self):
+        # Nothing opens help: URIs, something opens man: ones (as KDE's
+        # help centre or a terminal's handler does).
+        marker = os.path.join(self.s.root, 'man-opened')
+        apps = os.path.join(self.s.data_home, 'applications')
+        with open(os.path.join(apps, 'man-recorder.desktop'), 'w') as f:
+            f.write('[Desktop Entry]\nType=Application\nName=Man Recorder\nNoDisplay=true\n'
+                    f'Exec=sh -c "echo %u > {marker}"\nMimeType=x-scheme-handler/man;\n')
+        with open(os.path.join(self.s.config_home, 'mimeapps.list'), 'w') as f:
+            f.write('[Default Applications]\nx-scheme-handler/man=man-recorder.desktop\n')
+        try:
+            time.sleep(1)   # GIO notices new .desktop files by file monitor
+            self.key('F1')
+            self.wait_until(lambda: os.path.exists(marker), 'the man page handler to run')
+            with open(marker) as f:
+                self.assertEqual(f.read().strip(), 'man:session-restore-panel(1)')
+            self.assertEqual(self.find_all('label', 'No help viewer is installed'), [])
+        finally:
+            os.unlink(os.path.join(apps, 'man-recorder.desktop'))
+            os.unlink(os.path.join(self.s.config_home, 'mimeapps.list'))
 
     def test_help_opens_the_help_uri(self):
         # A handler for help: URIs, as Yelp would be, that records what it got.
