@@ -7,7 +7,8 @@
  * compiled into the library), and then talks only to that owner's unique
  * name, which the bus never gives to another connection. When the name
  * changes hands, the new owner is verified again; until then the service
- * is UNKNOWN and calls fail.
+ * is UNKNOWN and calls fail, or, for a client told to pipeline them, are
+ * sent to the name with their answers held until the owner is verified.
  *
  * The settings are mirrored from the service's properties: read once with
  * GetAll (which also makes the client one policyd sends StoredStateCleared
