@@ -136,7 +136,7 @@ typedef struct {
   SrAppsPage *self;      /* (owned) */
   char *app_id;          /* (owned) */
   char *done;            /* (owned) (nullable) the toast once it worked */
-  RequestFinish finish;
+  RequestFinish finish;  /* (nullable): the dialog's request makes no call */
 } Request;
 
 static void
