@@ -4,6 +4,12 @@
  * well-known name, which may change hands meanwhile) and is not sent at
  * all unless the service is RUNNING (sr_policy_client_check_service()).
  *
+ * Except, with SR_POLICY_CLIENT_FLAGS_PIPELINE, the asynchronous calls
+ * made while the owner is not known yet: those go to the well-known name
+ * at once, as a message, for its reply's sender, and the reply waits in
+ * self->held until the owner is verified; it is taken only if that owner
+ * sent it. The panel's first listing comes in with the connection so.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #define G_LOG_DOMAIN "libsessionrestore"
@@ -16,12 +22,16 @@
 typedef struct {
   char *method;                  /* (owned) */
   const GVariantType *reply_type;
+  GDBusMessage *reply;           /* (owned) (nullable): of a call sent early */
+  GError *error;                 /* (owned) (nullable): why it has no reply */
 } Call;
 
 static void
 call_free (Call *call)
 {
   g_free (call->method);
+  g_clear_object (&call->reply);
+  g_clear_error (&call->error);
   g_free (call);
 }
 
@@ -76,6 +86,117 @@ check_reply (const char          *method,
   return reply;
 }
 
+/* What a call sent early is answered when its reply did not come from the
+ * verified owner: nothing the sender said. */
+static GError *
+refusal (SrPolicyClient *self,
+         const char     *sender)
+{
+  GError *error = NULL;
+
+  if (self->state == SR_SERVICE_STATE_UNTRUSTED)
+    return g_error_new (SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                        "The program answering as the Session Restore service (%s) is not to "
+                        "be trusted: %s. Its answer was not used.", SR_BUS_NAME, self->why_not);
+  if (self->state == SR_SERVICE_STATE_RUNNING)
+    return g_error_new (SR_ERROR, SR_ERROR_UNAVAILABLE,
+                        "The call reached %s, not the Session Restore service (%s) now running: "
+                        "its answer was not used", sender, SR_BUS_NAME);
+  sr_policy_client_check_service (self, &error);
+  return error;
+}
+
+/* Answers a call sent early, now that the owner is known (or will not be). */
+static void
+take_early_reply (SrPolicyClient *self,
+                  GTask          *task)
+{
+  Call *call = g_task_get_task_data (task);
+  const char *sender = call->reply != NULL ? g_dbus_message_get_sender (call->reply) : NULL;
+  GError *remote_error = NULL;
+  GError *error = NULL;
+  GVariant *body = NULL;
+
+  if (call->reply != NULL && !(self->state == SR_SERVICE_STATE_RUNNING &&
+                               g_strcmp0 (sender, self->owner) == 0))
+    {
+      g_task_return_error (task, refusal (self, sender));
+      return;
+    }
+  if (call->reply != NULL && !g_dbus_message_to_gerror (call->reply, &remote_error))
+    {
+      body = g_dbus_message_get_body (call->reply);
+      body = body != NULL ? g_variant_ref (body) : g_variant_ref_sink (g_variant_new ("()"));
+    }
+  body = check_reply (call->method, call->reply_type, body,
+                      call->reply != NULL ? remote_error : g_steal_pointer (&call->error), &error);
+  if (body == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, body, (GDestroyNotify) g_variant_unref);
+}
+
+static gboolean
+holding (SrPolicyClient *self)
+{
+  return self->state == SR_SERVICE_STATE_UNKNOWN && !g_cancellable_is_cancelled (self->cancellable);
+}
+
+/* The owner is known, trusted or not, or will not be: the answers held
+ * are taken, or refused. */
+void
+sr_policy_client_release_held (SrPolicyClient *self)
+{
+  g_autoptr(GPtrArray) held = NULL;
+
+  if (self->held->len == 0)
+    return;
+  held = g_steal_pointer (&self->held);
+  self->held = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < held->len; i++)
+    take_early_reply (self, held->pdata[i]);
+}
+
+static void
+on_early_reply_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SrPolicyClient *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+
+  call->reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source),
+                                                                  result, &call->error);
+  if (holding (self))
+    g_ptr_array_add (self->held, g_steal_pointer (&task));
+  else
+    take_early_reply (self, task);
+}
+
+/* To whoever owns the name now: NO_AUTO_START, as the client starts the
+ * service itself, and says why it could not. */
+static void
+send_early (SrPolicyClient *self,
+            GTask          *task,
+            GVariant       *parameters,
+            SrCallFlags     flags)
+{
+  Call *call = g_task_get_task_data (task);
+  g_autoptr(GDBusMessage) message =
+    g_dbus_message_new_method_call (SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME, call->method);
+  GDBusMessageFlags message_flags = G_DBUS_MESSAGE_FLAGS_NO_AUTO_START;
+
+  if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
+    message_flags |= G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+  g_dbus_message_set_body (message, parameters != NULL ? parameters : g_variant_new ("()"));
+  g_dbus_message_set_flags (message, message_flags);
+  g_dbus_connection_send_message_with_reply (self->connection, message,
+                                             G_DBUS_SEND_MESSAGE_FLAGS_NONE, timeout_for (flags),
+                                             NULL, g_task_get_cancellable (task),
+                                             on_early_reply_cb, g_object_ref (task));
+}
+
 static void
 on_call_done_cb (GObject      *source,
                  GAsyncResult *result,
@@ -116,6 +237,12 @@ call_async (SrPolicyClient      *self,
   call->reply_type = G_VARIANT_TYPE (reply_type);
   g_task_set_source_tag (task, source_tag);
   g_task_set_task_data (task, call, (GDestroyNotify) call_free);
+  if ((self->flags & SR_POLICY_CLIENT_FLAGS_PIPELINE) && self->connection != NULL &&
+      holding (self))
+    {
+      send_early (self, task, sunk, flags);
+      return;
+    }
   if (!sr_policy_client_check_service (self, &error))
     {
       g_task_return_error (task, error);

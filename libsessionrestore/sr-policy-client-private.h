@@ -40,6 +40,11 @@ struct _SrPolicyClient {
   GStrv excluded_apps;           /* (owned): never NULL */
   GStrv admin_excluded_apps;     /* (owned): never NULL */
   GStrv locked_settings;         /* (owned): never NULL */
+  GPtrArray *held;               /* (owned) GTask (owned): calls sent before the
+                                  * owner was verified, with their answers, until
+                                  * it is (SR_POLICY_CLIENT_FLAGS_PIPELINE) */
 };
+
+void sr_policy_client_release_held (SrPolicyClient *self);
 
 G_END_DECLS

@@ -7,14 +7,18 @@
  * compiled into the library), and then talks only to that owner's unique
  * name, which the bus never gives to another connection. When the name
  * changes hands, the new owner is verified again; until then the service
- * is UNKNOWN and calls fail.
+ * is UNKNOWN and calls fail, or, for a client told to pipeline them, are
+ * sent to the name with their answers held until the owner is verified.
  *
  * The settings are mirrored from the service's properties: read once with
  * GetAll (which also makes the client one policyd sends StoredStateCleared
  * to: the signal is not broadcast), then kept from PropertiesChanged. The
  * properties the contract only invalidates are read again when they are.
  *
- * The calls are in sr-policy-client-calls.c.
+ * The calls are in sr-policy-client-calls.c, with the calls a
+ * SR_POLICY_CLIENT_FLAGS_PIPELINE client sends before the owner is
+ * verified; their answers wait in self->held for the first resolution
+ * that ends (sr_policy_client_release_held() after each).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -35,7 +39,9 @@
  * as read-only properties, and the stored state, for tools.
  *
  * Make one with sr_policy_client_new_for_bus_async() (or
- * sr_policy_client_new_for_bus_sync()). It follows the service as it
+ * sr_policy_client_new_for_bus_sync()); or with sr_policy_client_new()
+ * and %SR_POLICY_CLIENT_FLAGS_PIPELINE, to make the first calls while it
+ * initializes, so that their round trips overlap its own. It follows the service as it
  * stops and starts; #SrPolicyClient:service-state says whether it can be
  * used. The program owning the service's name is verified first: one in
  * a sandbox or of another user is #SR_SERVICE_STATE_UNTRUSTED, and every
@@ -321,6 +327,19 @@ apply_resolve (SrPolicyClient *self,
     g_debug ("Not trusting %s (%s): %s", SR_BUS_NAME, resolve->owner, resolve->why_not);
   set_service (self, resolve->state, resolve->owner, resolve->why_not);
   g_object_thaw_notify (G_OBJECT (self));
+  /* After the notifications: whoever made the calls hears of the service
+   * before the answers. */
+  sr_policy_client_release_held (self);
+}
+
+/* The client will not find the owner any more (its initialization failed,
+ * or it is disposed): calls it holds fail, and those still on their way
+ * fail as they come. */
+static void
+stop (SrPolicyClient *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  sr_policy_client_release_held (self);
 }
 
 static void
@@ -377,6 +396,7 @@ on_name_owner_changed_cb (GDBusConnection *connection,
   if (new_owner[0] == '\0')
     {
       set_service (self, SR_SERVICE_STATE_MISSING, NULL, NULL);
+      sr_policy_client_release_held (self);
       return;
     }
   set_service (self, SR_SERVICE_STATE_UNKNOWN, NULL, NULL);
@@ -547,7 +567,10 @@ sr_policy_client_initable_init (GInitable     *initable,
   resolve = resolve_new (self, auto_start (self));
   resolve_run (resolve, cancellable);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
+    {
+      stop (self);
+      return FALSE;
+    }
   apply_resolve (self, resolve);
   return TRUE;
 }
@@ -562,6 +585,7 @@ on_first_resolved_cb (GObject      *source,
 
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
+      stop (SR_POLICY_CLIENT (source));
       g_task_return_error (task, error);
       return;
     }
@@ -742,7 +766,7 @@ sr_policy_client_dispose (GObject *object)
 {
   SrPolicyClient *self = SR_POLICY_CLIENT (object);
 
-  g_cancellable_cancel (self->cancellable);
+  stop (self);
   unsubscribe (self, &self->owner_changed_id);
   unsubscribe (self, &self->properties_changed_id);
   unsubscribe (self, &self->cleared_id);
@@ -763,6 +787,7 @@ sr_policy_client_finalize (GObject *object)
   g_strfreev (self->excluded_apps);
   g_strfreev (self->admin_excluded_apps);
   g_strfreev (self->locked_settings);
+  g_ptr_array_unref (self->held);
   G_OBJECT_CLASS (sr_policy_client_parent_class)->finalize (object);
 }
 
@@ -930,6 +955,40 @@ sr_policy_client_init (SrPolicyClient *self)
   self->excluded_apps = g_new0 (char *, 1);
   self->admin_excluded_apps = g_new0 (char *, 1);
   self->locked_settings = g_new0 (char *, 1);
+  self->held = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+/**
+ * sr_policy_client_new:
+ * @connection: (nullable): the bus the service is on, or %NULL for the
+ *   session bus
+ * @flags: how to make the client
+ *
+ * Makes a client that is not initialized yet: initialize it with
+ * g_async_initable_init_async() (or g_initable_init()), as
+ * sr_policy_client_new_for_bus_async() does.
+ *
+ * With %SR_POLICY_CLIENT_FLAGS_PIPELINE and a @connection, the
+ * asynchronous calls (sr_policy_client_list_stored_state_async() and the
+ * others) may be made at once, before the initialization even begins: they
+ * go to the service's well-known name, so that their round trips overlap
+ * the identification of its owner, and their answers are held until the
+ * owner is verified. An answer is taken only from the verified owner: one
+ * that came from a program not to be trusted fails with
+ * %SR_ERROR_NOT_ALLOWED, and one from a program that no longer owns the
+ * name, or from a service that went, with %SR_ERROR_UNAVAILABLE. What such
+ * a call carries may reach a program that turns out not to be trusted:
+ * pipeline only calls whose arguments are no secret. Make the calls in the
+ * thread-default main context the client is initialized in.
+ *
+ * Returns: (transfer full): the client, not initialized
+ */
+SrPolicyClient *
+sr_policy_client_new (GDBusConnection     *connection,
+                      SrPolicyClientFlags  flags)
+{
+  g_return_val_if_fail (connection == NULL || G_IS_DBUS_CONNECTION (connection), NULL);
+  return g_object_new (SR_TYPE_POLICY_CLIENT, "connection", connection, "flags", flags, NULL);
 }
 
 /**

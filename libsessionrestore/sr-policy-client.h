@@ -28,10 +28,17 @@ G_DECLARE_FINAL_TYPE (SrPolicyClient, sr_policy_client, SR, POLICY_CLIENT, GObje
  *   it is not running
  * @SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START: do not start it; the client
  *   is #SR_SERVICE_STATE_MISSING until it appears
+ * @SR_POLICY_CLIENT_FLAGS_PIPELINE: asynchronous calls made while the
+ *   owner of the service's name is not identified yet
+ *   (#SR_SERVICE_STATE_UNKNOWN, as before the client's initialization
+ *   finished) are sent at once rather than failing; their answers are held
+ *   until the owner is verified, and taken only if that owner sent them
+ *   (see sr_policy_client_new())
  */
 typedef enum /*< flags >*/ {
   SR_POLICY_CLIENT_FLAGS_NONE = 0,
   SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START = 1 << 0,
+  SR_POLICY_CLIENT_FLAGS_PIPELINE = 1 << 1,
 } SrPolicyClientFlags;
 
 /**
@@ -46,6 +53,9 @@ typedef enum /*< flags >*/ {
   SR_CALL_FLAGS_ALLOW_INTERACTION = 1 << 0,
 } SrCallFlags;
 
+SR_AVAILABLE_IN_ALL
+SrPolicyClient  *sr_policy_client_new                 (GDBusConnection     *connection,
+                                                        SrPolicyClientFlags  flags);
 SR_AVAILABLE_IN_ALL
 void             sr_policy_client_new_for_bus_async   (GDBusConnection     *connection,
                                                         SrPolicyClientFlags  flags,

@@ -152,13 +152,14 @@ sync_excluded (SrAppList *self)
                               locked);
 }
 
+/* @listing: ListStoredState's a(sa{sv}). */
 static void
 apply_listing (SrAppList *self,
-               GVariant  *reply)
+               GVariant  *listing)
 {
   g_autoptr(GPtrArray) added = g_ptr_array_new ();
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GVariantIter) iter = NULL;
+  GVariantIter iter;
   GHashTableIter items;
   gpointer key, value;
   const char *app_id;
@@ -167,8 +168,8 @@ apply_listing (SrAppList *self,
   self->n_saved = 0;
   self->bytes = 0;
   self->incomplete = FALSE;
-  g_variant_get (reply, "(a(sa{sv}))", &iter);
-  while (g_variant_iter_loop (iter, "(&s@a{sv})", &app_id, &info))
+  g_variant_iter_init (&iter, listing);
+  while (g_variant_iter_loop (&iter, "(&s@a{sv})", &app_id, &info))
     {
       SrAppItem *item;
 
@@ -198,21 +199,21 @@ apply_listing (SrAppList *self,
 
 static void
 finish_listing (SrAppList *self,
-                GVariant  *reply,
+                GVariant  *listing,
                 GError    *error)
 {
   gboolean was_ready = sr_app_list_get_ready (self);
 
   g_clear_error (&self->error);
   self->error = error;
-  if (reply != NULL && !self->apps_read)
+  if (listing != NULL && !self->apps_read)
     {
       g_clear_pointer (&self->pending, g_variant_unref);
-      self->pending = g_variant_ref (reply);
+      self->pending = g_variant_ref (listing);
       return;
     }
-  if (reply != NULL)
-    apply_listing (self, reply);
+  if (listing != NULL)
+    apply_listing (self, listing);
   sync_excluded (self);
   self->listed = TRUE;
   g_signal_emit (self, signals[SIGNAL_LISTED], 0);
@@ -228,7 +229,8 @@ on_listed_cb (GObject      *source,
   g_autoptr(GTask) task = user_data;
   SrAppList *self = g_task_get_source_object (task);
   GError *error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
+  g_autoptr(GVariant) reply =
+    sr_policy_client_list_stored_state_finish (SR_POLICY_CLIENT (source), result, &error);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -253,7 +255,9 @@ sr_app_list_reload_async (SrAppList           *self,
   GTask *task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, sr_app_list_reload_async);
-  sr_client_call (self->client, "ListStoredState", NULL, cancellable, on_listed_cb, task);
+  sr_policy_client_list_stored_state_async (sr_client_peek_policy (self->client),
+                                            SR_CALL_FLAGS_ALLOW_INTERACTION, cancellable,
+                                            on_listed_cb, task);
 }
 
 gboolean
@@ -329,8 +333,10 @@ on_client_changed_cb (SrAppList *self)
 }
 
 /* The first listing is asked for at once, while the client connects, so
- * that it comes in with the connection. If policyd was not running, it
- * fails quietly: the listing is asked for again once policyd is there. */
+ * that it comes in with the connection (the library holds its answer until
+ * the owner is verified, SR_POLICY_CLIENT_FLAGS_PIPELINE). If policyd was
+ * not running, or the owner is not trusted, it fails quietly: the listing
+ * is asked for again once policyd is there. */
 static void
 on_first_listed_cb (GObject      *source,
                     GAsyncResult *result,
@@ -338,7 +344,8 @@ on_first_listed_cb (GObject      *source,
 {
   g_autoptr(SrAppList) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
+  g_autoptr(GVariant) reply =
+    sr_policy_client_list_stored_state_finish (SR_POLICY_CLIENT (source), result, &error);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
@@ -447,8 +454,9 @@ sr_app_list_new (SrClient *client)
   g_signal_connect_swapped (client, "stored-state-cleared", G_CALLBACK (sr_app_list_reload), self);
   g_task_run_in_thread (task, read_app_infos_thread);
   self->first_pending = TRUE;
-  sr_client_call (client, "ListStoredState", NULL, self->cancellable, on_first_listed_cb,
-                  g_object_ref (self));
+  sr_policy_client_list_stored_state_async (sr_client_peek_policy (client),
+                                            SR_CALL_FLAGS_ALLOW_INTERACTION, self->cancellable,
+                                            on_first_listed_cb, g_object_ref (self));
   return self;
 }
 

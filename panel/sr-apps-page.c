@@ -137,10 +137,16 @@ on_search_entry_stop_search_cb (SrAppsPage *self)
 
 /* -- What the rows ask for ------------------------------------------------------ */
 
+/* The finish of the call a request made. */
+typedef gboolean (*RequestFinish) (SrPolicyClient  *policy,
+                                   GAsyncResult    *result,
+                                   GError         **error);
+
 typedef struct {
-  SrAppsPage *self;   /* (owned) */
-  char *app_id;       /* (owned) */
-  char *done;         /* (owned) (nullable) the toast once it worked */
+  SrAppsPage *self;      /* (owned) */
+  char *app_id;          /* (owned) */
+  char *done;            /* (owned) (nullable) the toast once it worked */
+  RequestFinish finish;  /* (nullable): the dialog's request makes no call */
 } Request;
 
 static void
@@ -155,16 +161,29 @@ request_free (Request *request)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
 
 static Request *
-request_new (SrAppsPage *self,
-             const char *app_id,
-             char       *done)
+request_new (SrAppsPage    *self,
+             const char    *app_id,
+             char          *done,
+             RequestFinish  finish)
 {
   Request *request = g_new0 (Request, 1);
 
   request->self = g_object_ref (self);
   request->app_id = g_strdup (app_id);
   request->done = done;
+  request->finish = finish;
   return request;
+}
+
+/* The report is not shown: the list is read again. */
+static gboolean
+clear_finish (SrPolicyClient  *policy,
+              GAsyncResult    *result,
+              GError         **error)
+{
+  g_autoptr(GVariant) report = sr_policy_client_clear_finish (policy, result, error);
+
+  return report != NULL;
 }
 
 static void
@@ -174,10 +193,10 @@ on_request_done_cb (GObject      *source,
 {
   g_autoptr(Request) request = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
+  gboolean done = request->finish (SR_POLICY_CLIENT (source), result, &error);
   SrAppItem *item = sr_app_list_lookup (request->self->apps, request->app_id);
 
-  if (reply == NULL)
+  if (!done)
     {
       sr_panel_window_report_error (GTK_WIDGET (request->self), error);
       /* The switch goes back to what is in force. */
@@ -199,6 +218,7 @@ on_clear_response_cb (GObject    *dialog,
   gboolean turn_off = GPOINTER_TO_INT (g_object_get_data (dialog, "turn-off"));
   SrAppsPage *self = request->self;
   const char *apps[] = { request->app_id, NULL };
+  SrPolicyClient *policy = sr_client_peek_policy (self->client);
   SrAppItem *item = sr_app_list_lookup (self->apps, request->app_id);
 
   if (!g_str_equal (response, "clear"))
@@ -208,13 +228,17 @@ on_clear_response_cb (GObject    *dialog,
       return;
     }
   if (turn_off)
-    sr_client_call (self->client, "SetAppExcluded", g_variant_new ("(sb)", request->app_id, TRUE),
-                    NULL, on_request_done_cb,
-                    request_new (self, request->app_id, g_strdup (request->done)));
+    sr_policy_client_set_app_excluded_async (policy, request->app_id, TRUE,
+                                             SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
+                                             on_request_done_cb,
+                                             request_new (self, request->app_id,
+                                                          g_strdup (request->done),
+                                                          sr_policy_client_set_app_excluded_finish));
   else
-    sr_client_call (self->client, "Clear", g_variant_new ("(^as)", apps), NULL,
-                    on_request_done_cb,
-                    request_new (self, request->app_id, g_strdup (request->done)));
+    sr_policy_client_clear_async (policy, apps, SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
+                                  on_request_done_cb,
+                                  request_new (self, request->app_id, g_strdup (request->done),
+                                               clear_finish));
 }
 
 /* Asks before clearing an app's saved session, naming what goes. */
@@ -228,7 +252,8 @@ ask_before_clearing (SrAppsPage *self,
 
   g_object_set_data_full (G_OBJECT (dialog), "request",
                           request_new (self, sr_app_item_get_app_id (item),
-                                       g_strdup_printf (_("Cleared the saved session of %s"), name)),
+                                       g_strdup_printf (_("Cleared the saved session of %s"), name),
+                                       NULL),
                           (GDestroyNotify) request_free);
   g_object_set_data (G_OBJECT (dialog), "turn-off", GINT_TO_POINTER (turn_off));
   g_signal_connect (dialog, "response", G_CALLBACK (on_clear_response_cb), NULL);
@@ -245,9 +270,12 @@ set_excluded (SrAppsPage *self,
       ask_before_clearing (self, item, TRUE);
       return;
     }
-  sr_client_call (self->client, "SetAppExcluded",
-                  g_variant_new ("(sb)", sr_app_item_get_app_id (item), excluded), NULL,
-                  on_request_done_cb, request_new (self, sr_app_item_get_app_id (item), NULL));
+  sr_policy_client_set_app_excluded_async (sr_client_peek_policy (self->client),
+                                           sr_app_item_get_app_id (item), excluded,
+                                           SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
+                                           on_request_done_cb,
+                                           request_new (self, sr_app_item_get_app_id (item), NULL,
+                                                        sr_policy_client_set_app_excluded_finish));
 }
 
 static void
@@ -285,11 +313,14 @@ reset_crash_guard_action (GtkWidget  *widget,
   SrAppsPage *self = SR_APPS_PAGE (widget);
   const char *app_id = g_variant_get_string (parameter, NULL);
   g_autofree char *name = sr_app_list_dup_name (self->apps, app_id);
+  /* Translators: %s is an app's name */
+  char *done = g_strdup_printf (_("%s may restore after a crash"), name);
 
-  sr_client_call (self->client, "ResetCrashGuard", g_variant_new ("(s)", app_id), NULL,
-                  on_request_done_cb,
-                  /* Translators: %s is an app's name */
-                  request_new (self, app_id, g_strdup_printf (_("%s may restore after a crash"), name)));
+  sr_policy_client_reset_crash_guard_async (sr_client_peek_policy (self->client), app_id,
+                                            SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
+                                            on_request_done_cb,
+                                            request_new (self, app_id, done,
+                                                         sr_policy_client_reset_crash_guard_finish));
 }
 
 static void

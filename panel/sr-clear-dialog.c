@@ -145,13 +145,18 @@ on_clear_all_done_cb (GObject      *source,
                       gpointer      user_data)
 {
   g_autoptr(ClearAll) c = user_data;
+  SrPolicyClient *policy = SR_POLICY_CLIENT (source);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
   g_autoptr(GVariant) report = NULL;
   g_autofree const char **apps = NULL;
   g_autofree char *text = NULL;
+  gboolean done;
 
-  if (reply == NULL)
+  if (c->turn_off)
+    done = sr_policy_client_set_setting_finish (policy, result, &error);
+  else
+    done = (report = sr_policy_client_clear_finish (policy, result, &error)) != NULL;
+  if (!done)
     {
       sr_panel_window_report_error (c->from, error);
       /* The master switch goes back to what is in force. */
@@ -164,7 +169,6 @@ on_clear_all_done_cb (GObject      *source,
                           : g_strdup (_("Save and Restore Apps is off"));
   else
     {
-      g_variant_get (reply, "(@a{sv})", &report);
       g_variant_lookup (report, "apps", "^a&s", &apps);
       text = sr_format_cleared (apps != NULL ? g_strv_length ((char **) apps) : 0);
     }
@@ -187,12 +191,13 @@ on_clear_all_response_cb (AdwMessageDialog *dialog,
       clear_all_free (c);
     }
   else if (c->turn_off)
-    sr_client_call (c->client, "SetSetting",
-                    g_variant_new ("(sv)", "enabled", g_variant_new_boolean (FALSE)), NULL,
-                    on_clear_all_done_cb, c);
+    sr_policy_client_set_setting_async (sr_client_peek_policy (c->client), "enabled",
+                                        g_variant_new_boolean (FALSE),
+                                        SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
+                                        on_clear_all_done_cb, c);
   else
-    sr_client_call (c->client, "Clear", g_variant_new ("(@as)", g_variant_new_strv (NULL, 0)),
-                    NULL, on_clear_all_done_cb, c);
+    sr_policy_client_clear_async (sr_client_peek_policy (c->client), NULL,
+                                  SR_CALL_FLAGS_ALLOW_INTERACTION, NULL, on_clear_all_done_cb, c);
 }
 
 /* The dialog says exactly what will go: it is counted afresh, not taken

@@ -1,7 +1,7 @@
 /* sr-client.c: the panel's connection to policyd
  *
- * Not a widget: it holds libsessionrestore's client while policyd runs;
- * the calls are made in sr-client-calls.c.
+ * Not a widget: it holds libsessionrestore's client, and the pages make
+ * their calls with it (sr_client_peek_policy()).
  *
  * Whatever owns org.gnome.SessionRestore.Policy answers as the service:
  * if policyd is not running, that may be a sandboxed app that took the
@@ -9,7 +9,9 @@
  * before anything it says is taken, on a worker thread, so that its round
  * trips overlap GTK's start-up; one that fails is not trusted, and the
  * window says so. When the name changes hands, the new owner is verified
- * again.
+ * again. The client is made with SR_POLICY_CLIENT_FLAGS_PIPELINE: the
+ * first listing is sent while the owner is verified, and comes in with the
+ * connection; the library takes its answer only from the verified owner.
  *
  * It also holds the polkit permissions (sr-permissions.c), so that the
  * pages can show up front what polkit will refuse.
@@ -20,8 +22,22 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "sr-bus.h"
-#include "sr-client-private.h"
+#include "sr-client.h"
+#include "sr-permissions.h"
+
+struct _SrClient {
+  GObject parent_instance;
+
+  SrPolicyClient *policy;        /* (owned): libsessionrestore's client, made at
+                                  * once and initialized meanwhile */
+  gboolean connected;            /* the last "connected" notified */
+  guint changed_idle;            /* "changed" is due */
+  GCancellable *cancellable;     /* (owned) */
+  SrPermissions *permissions;    /* (owned) */
+};
 
 G_DEFINE_FINAL_TYPE (SrClient, sr_client, G_TYPE_OBJECT)
 
@@ -42,25 +58,7 @@ static guint signals[N_SIGNALS];
 static SrServiceState
 service_state (SrClient *self)
 {
-  return self->policy != NULL ? sr_policy_client_get_service_state (self->policy)
-                              : SR_SERVICE_STATE_UNKNOWN;
-}
-
-/* The owner of the name is not known yet, or not yet verified: calls made
- * now are held (sr-client-calls.c). */
-gboolean
-sr_client_get_connecting (SrClient *self)
-{
-  return service_state (self) == SR_SERVICE_STATE_UNKNOWN;
-}
-
-/* The unique name of the verified policyd, or NULL. */
-const char *
-sr_client_get_trusted_owner (SrClient *self)
-{
-  if (service_state (self) != SR_SERVICE_STATE_RUNNING)
-    return NULL;
-  return sr_policy_client_get_service_owner (self->policy);
+  return sr_policy_client_get_service_state (self->policy);
 }
 
 static gboolean
@@ -99,8 +97,6 @@ on_service_state_cb (SrClient *self)
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTED]);
     }
   queue_changed (self);
-  if (state != SR_SERVICE_STATE_UNKNOWN)
-    sr_client_release_held (self);
 }
 
 static void
@@ -126,26 +122,19 @@ on_policy_ready_cb (GObject      *source,
 {
   g_autoptr(SrClient) self = user_data;
   g_autoptr(GError) error = NULL;
-  SrPolicyClient *policy = sr_policy_client_new_for_bus_finish (result, &error);
 
-  if (policy == NULL)
+  if (!g_async_initable_init_finish (G_ASYNC_INITABLE (source), result, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_message ("Could not reach policyd: %s", error->message);
       return;
     }
-  self->policy = policy;
-  if (sr_policy_client_get_service_state (policy) == SR_SERVICE_STATE_MISSING)
+  if (service_state (self) == SR_SERVICE_STATE_MISSING)
     {
       g_autoptr(GError) why = NULL;
-      sr_policy_client_check_service (policy, &why);
+      sr_policy_client_check_service (self->policy, &why);
       g_message ("Could not reach policyd: %s", why->message);
     }
-  g_signal_connect_object (policy, "notify", G_CALLBACK (on_policy_notify_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (policy, "stored-state-cleared",
-                           G_CALLBACK (on_stored_state_cleared_cb), self, G_CONNECT_SWAPPED);
-  on_service_state_cb (self);
 }
 
 static void
@@ -171,8 +160,6 @@ sr_client_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->changed_idle, g_source_remove);
-  g_clear_object (&self->policy);
-  g_clear_object (&self->bus);
   g_clear_object (&self->permissions);
   G_OBJECT_CLASS (sr_client_parent_class)->dispose (object);
 }
@@ -180,7 +167,7 @@ sr_client_dispose (GObject *object)
 static void
 sr_client_finalize (GObject *object)
 {
-  g_clear_pointer (&SR_CLIENT (object)->held, g_ptr_array_unref);
+  g_clear_object (&SR_CLIENT (object)->policy);
   g_clear_object (&SR_CLIENT (object)->cancellable);
   G_OBJECT_CLASS (sr_client_parent_class)->finalize (object);
 }
@@ -211,19 +198,23 @@ sr_client_class_init (SrClientClass *klass)
 static void
 sr_client_init (SrClient *self)
 {
+  /* The application's connection: made already, as it registered. */
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+
   self->cancellable = g_cancellable_new ();
-  self->held = g_ptr_array_new ();
   self->permissions = sr_permissions_new ();
   g_signal_connect_object (self->permissions, "changed", G_CALLBACK (sr_client_refresh),
                            self, G_CONNECT_SWAPPED);
-  /* The application's connection: made already, as it registered. The
-   * client starts policyd if it is not running, as the name watch the
-   * panel had did. */
-  self->bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
-  if (self->bus != NULL)
-    sr_policy_client_new_for_bus_async (self->bus, SR_POLICY_CLIENT_FLAGS_NONE,
-                                        self->cancellable, on_policy_ready_cb,
-                                        g_object_ref (self));
+  /* The client starts policyd if it is not running, as the name watch the
+   * panel had did. Its signals are connected before it initializes, so
+   * that the pages hear of the service before the first answers. */
+  self->policy = sr_policy_client_new (bus, SR_POLICY_CLIENT_FLAGS_PIPELINE);
+  g_signal_connect_object (self->policy, "notify", G_CALLBACK (on_policy_notify_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->policy, "stored-state-cleared",
+                           G_CALLBACK (on_stored_state_cleared_cb), self, G_CONNECT_SWAPPED);
+  g_async_initable_init_async (G_ASYNC_INITABLE (self->policy), G_PRIORITY_DEFAULT,
+                               self->cancellable, on_policy_ready_cb, g_object_ref (self));
 }
 
 SrClient *
@@ -262,11 +253,20 @@ sr_client_refresh (SrClient *self)
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
-/* The library's client while the verified policyd runs, else NULL. */
+/* The library's client while the verified policyd runs, else NULL: for
+ * what it says of the settings. */
 SrPolicyClient *
 sr_client_get_policy (SrClient *self)
 {
   return sr_client_get_connected (self) ? self->policy : NULL;
+}
+
+/* The library's client, whether or not the service is verified yet: for
+ * the calls, which it sends at once and answers once it is (or fails). */
+SrPolicyClient *
+sr_client_peek_policy (SrClient *self)
+{
+  return self->policy;
 }
 
 /* Whether polkit will refuse @action outright (sr-permissions.c). */
@@ -284,4 +284,71 @@ sr_client_is_locked (SrClient   *self,
   SrPolicyClient *policy = sr_client_get_policy (self);
 
   return policy != NULL && sr_policy_client_is_locked (policy, key);
+}
+
+static void
+on_service_started_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
+                                                             result, &error);
+
+  if (reply == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* The name watcher notices when the service appears. Errors stay in the
+ * G_DBUS_ERROR domain: they say what is missing. */
+void
+sr_client_start_service (SrClient            *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, cancellable, &error);
+
+  g_task_set_source_tag (task, sr_client_start_service);
+  if (bus == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "StartServiceByName",
+                          g_variant_new ("(su)", SR_BUS_NAME, 0), G_VARIANT_TYPE ("(u)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable,
+                          on_service_started_cb, g_steal_pointer (&task));
+}
+
+gboolean
+sr_client_start_service_finish (SrClient      *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* A toast's text: short, and never policyd's own words (those go to the
+ * details). NULL for a cancelled call, which says nothing. */
+char *
+sr_client_describe_error (const GError *error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return NULL;
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
+    return g_strdup (_("You are not allowed to make this change"));
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_LOCKED))
+    return g_strdup (_("Set by your administrator"));
+  /* A fault, not a refusal: the user may well be allowed. */
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_UNAVAILABLE))
+    return g_strdup (_("Cannot check permissions right now"));
+  return g_strdup (_("Something went wrong"));
 }

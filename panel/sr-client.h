@@ -19,19 +19,11 @@ gboolean      sr_client_get_missing        (SrClient            *self);
 const char   *sr_client_get_distrust       (SrClient            *self);
 void          sr_client_refresh            (SrClient            *self);
 SrPolicyClient *sr_client_get_policy       (SrClient            *self);
+SrPolicyClient *sr_client_peek_policy      (SrClient            *self);
 gboolean      sr_client_is_refused         (SrClient            *self,
                                             const char          *action);
 gboolean      sr_client_is_locked          (SrClient            *self,
                                             const char          *key);
-void          sr_client_call               (SrClient            *self,
-                                            const char          *method,
-                                            GVariant            *parameters,
-                                            GCancellable        *cancellable,
-                                            GAsyncReadyCallback  callback,
-                                            gpointer             user_data);
-GVariant     *sr_client_call_finish        (SrClient            *self,
-                                            GAsyncResult        *result,
-                                            GError             **error);
 void          sr_client_start_service      (SrClient            *self,
                                             GCancellable        *cancellable,
                                             GAsyncReadyCallback  callback,

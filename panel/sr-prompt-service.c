@@ -30,6 +30,15 @@
  * The application is held while a prompt is open, and a little longer
  * while the choice is remembered.
  *
+ * Its two calls back (LockedSettings, and SetSetting to remember) go to
+ * the policyd that asked, not through libsessionrestore as the panel's
+ * do: that caller is verified already, more strictly than the library
+ * verifies an owner (as the installed policyd's executable, not only as
+ * a host process of this user), and policyd's login waits while the
+ * prompt comes up: a library client would find and verify the owner again
+ * and read every property first. They answer to the program the user
+ * answers, too, even should the name change hands meanwhile.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-panel"

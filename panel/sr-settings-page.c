@@ -188,9 +188,8 @@ on_setting_set_cb (GObject      *source,
 {
   g_autoptr(SrSettingsPage) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = sr_client_call_finish (SR_CLIENT (source), result, &error);
 
-  if (reply == NULL)
+  if (!sr_policy_client_set_setting_finish (SR_POLICY_CLIENT (source), result, &error))
     {
       sr_panel_window_report_error (GTK_WIDGET (self), error);
       /* Put the controls back to what is in force. */
@@ -203,8 +202,9 @@ set_setting (SrSettingsPage *self,
              const char     *key,
              GVariant       *value)
 {
-  sr_client_call (self->client, "SetSetting", g_variant_new ("(sv)", key, value), NULL,
-                  on_setting_set_cb, g_object_ref (self));
+  sr_policy_client_set_setting_async (sr_client_peek_policy (self->client), key, value,
+                                      SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
+                                      on_setting_set_cb, g_object_ref (self));
 }
 
 static void

@@ -2,8 +2,9 @@
 as a Python or GJS consumer uses it, against a real policyd, real dconf
 and a real session bus: the checks' verdicts and reasons, a setting
 changed with gsettings arriving as a notification, stored-state-cleared
-after a Clear, and an owner of the service's name in a sandbox believed
-in nothing and sent nothing."""
+after a Clear, an owner of the service's name in a sandbox believed
+in nothing and sent nothing, and calls pipelined before the client's
+initialization, answered only by the verified owner."""
 import os
 import subprocess
 
@@ -12,6 +13,7 @@ gi.require_version('SessionRestore', '1.0')
 from gi.repository import GLib, SessionRestore as Sr  # noqa: E402
 
 import fakepolicyd  # noqa: E402
+from simulator import Simulator  # noqa: E402
 from srtest import SOURCE_DIR, PolicydTestCase  # noqa: E402
 
 A = 'org.example.Alpha'
@@ -23,6 +25,32 @@ class ClientTestCase(PolicydTestCase):
         client = Sr.PolicyClient.new_for_bus_sync(self.s.bus, flags, None)
         self.addCleanup(client.run_dispose)
         return client
+
+    def list_while_initializing(self, flags=Sr.PolicyClientFlags.NONE):
+        """A pipelining client asked for the listing before it initializes:
+        the client, and the listing or the error it failed with."""
+        client = Sr.PolicyClient.new(self.s.bus, flags | Sr.PolicyClientFlags.PIPELINE)
+        self.addCleanup(client.run_dispose)
+        loop = GLib.MainLoop()
+        results = {}
+
+        def on_listed(source, result):
+            try:
+                results['listing'] = source.list_stored_state_finish(result)
+            except GLib.Error as e:
+                results['listing'] = e
+            if 'init' in results:
+                loop.quit()
+
+        def on_initialized(source, result):
+            results['init'] = source.init_finish(result)
+            if 'listing' in results:
+                loop.quit()
+        client.list_stored_state_async(Sr.CallFlags.NONE, None, on_listed)
+        client.init_async(GLib.PRIORITY_DEFAULT, None, on_initialized)
+        loop.run()
+        self.assertTrue(results['init'])
+        return client, results['listing']
 
 
 class ChecksTest(ClientTestCase):
@@ -92,6 +120,18 @@ class NotifyTest(ClientTestCase):
         self.assertEqual(client.check_save_sync(A, None), (Sr.Verdict.ALLOW, Sr.Why.ALLOWED))
 
 
+class PipelineTest(ClientTestCase):
+    def test_call_before_initialization_answered(self):
+        # A GTK state file, as the listing reads it.
+        data = Simulator.gtk_state(None, A, '1', b'x' * 100)
+        with open(os.path.join(self.s.state_home, f'{A}#1.state'), 'wb') as f:
+            f.write(data.get_data_as_bytes().get_data())
+        client, listing = self.list_while_initializing()
+        self.assertEqual(client.get_service_state(), Sr.ServiceState.RUNNING)
+        self.assertIsInstance(listing, GLib.Variant, listing)
+        self.assertEqual([app for app, _ in listing.unpack()], [A])
+
+
 class ClearedTest(ClientTestCase):
     def test_stored_state_cleared_after_clear(self):
         client = self.client()
@@ -109,7 +149,8 @@ class ClearedTest(ClientTestCase):
 class UntrustedTest(ClientTestCase):
     start = False
 
-    def test_sandboxed_owner_is_untrusted(self):
+    def start_fake(self):
+        """A stand-in for policyd in a sandbox owns the name: its log."""
         log_dir = os.path.join(self.s.root, 'fake')
         os.makedirs(log_dir)
         log = os.path.join(log_dir, 'calls')
@@ -122,7 +163,10 @@ class UntrustedTest(ClientTestCase):
         self.addCleanup(fake.wait, 10)
         self.addCleanup(fake.terminate)
         self.assertEqual(fake.stdout.readline().strip(), 'owned')
+        return log
 
+    def test_sandboxed_owner_is_untrusted(self):
+        log = self.start_fake()
         client = self.client(Sr.PolicyClientFlags.DO_NOT_AUTO_START)
         self.assertEqual(client.get_service_state(), Sr.ServiceState.UNTRUSTED)
         self.assertIn('it runs in a sandbox, as the app org.example.Evil', client.get_distrust())
@@ -140,6 +184,17 @@ class UntrustedTest(ClientTestCase):
                             ctx.exception.message)
             self.assertIn('not to be trusted', ctx.exception.message)
         self.assertEqual(fakepolicyd.calls(log), [])
+
+    def test_pipelined_answer_of_sandboxed_owner_refused(self):
+        # The call made before the client initialized reached the stand-in,
+        # which answered with an (empty) listing: not taken.
+        log = self.start_fake()
+        client, listing = self.list_while_initializing(Sr.PolicyClientFlags.DO_NOT_AUTO_START)
+        self.assertEqual(client.get_service_state(), Sr.ServiceState.UNTRUSTED)
+        self.assertIsInstance(listing, GLib.Error, listing)
+        self.assertTrue(listing.matches(Sr.error_quark(), Sr.Error.NOT_ALLOWED), listing.message)
+        self.assertIn('Its answer was not used', listing.message)
+        self.assertEqual(fakepolicyd.calls(log), ['ListStoredState'])
 
 
 class ResetTest(ClientTestCase):
@@ -166,3 +221,4 @@ class ResetTest(ClientTestCase):
             client.reset_setting_sync('no-such-key', Sr.CallFlags.NONE, None)
         self.assertTrue(ctx.exception.matches(Sr.error_quark(), Sr.Error.INVALID_ARGS),
                         ctx.exception.message)
+

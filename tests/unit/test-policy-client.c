@@ -1,8 +1,9 @@
 /* test-policy-client.c: libsessionrestore's SrPolicyClient against a
  * stand-in service in this process, on a private bus (GTestDBus): the
  * service missing and then appearing, properties changed and invalidated,
- * StoredStateCleared, and signals that another connection forges in the
- * service's name, which must change nothing.
+ * StoredStateCleared, signals that another connection forges in the
+ * service's name, which must change nothing, and calls pipelined before
+ * the owner is verified, whose answers count only from the verified owner.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -25,6 +26,9 @@ static const char service_xml[] =
   "    <arg name='verdict' type='u' direction='out'/>"
   "    <arg name='why' type='s' direction='out'/>"
   "  </method>"
+  "  <method name='ListStoredState'>"
+  "    <arg name='apps' type='a(sa{sv})' direction='out'/>"
+  "  </method>"
   "</interface></node>";
 
 typedef struct {
@@ -37,6 +41,8 @@ typedef struct {
   int max_age_days;
   GPtrArray *cleared;             /* of GStrv: each stored-state-cleared */
   GArray *max_ages;               /* of int: each notify::max-age-days */
+  GPtrArray *heard;               /* of char*: what the stand-ins were asked, in
+                                   * order ("properties" for a read of them) */
 } Fixture;
 
 static GDBusConnection *
@@ -66,6 +72,7 @@ fixture_set_up (Fixture       *fixture,
   fixture->max_age_days = 7;
   fixture->cleared = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
   fixture->max_ages = g_array_new (FALSE, FALSE, sizeof (int));
+  fixture->heard = g_ptr_array_new_with_free_func (g_free);
 }
 
 static void
@@ -80,6 +87,7 @@ fixture_tear_down (Fixture       *fixture,
   g_object_unref (fixture->bus);
   g_ptr_array_unref (fixture->cleared);
   g_array_unref (fixture->max_ages);
+  g_ptr_array_unref (fixture->heard);
 }
 
 static void
@@ -92,7 +100,15 @@ on_method_call (GDBusConnection       *connection,
                 GDBusMethodInvocation *invocation,
                 gpointer               user_data)
 {
-  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(us)", 1, "allowed"));
+  Fixture *fixture = user_data;
+
+  g_ptr_array_add (fixture->heard, g_strdup (method));
+  /* Each stand-in lists one app: its own unique name says which answered. */
+  if (g_str_equal (method, "ListStoredState"))
+    g_dbus_method_invocation_return_value (invocation,
+      g_variant_new_parsed ("([(%s, @a{sv} {})],)", g_dbus_connection_get_unique_name (connection)));
+  else
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(us)", 1, "allowed"));
 }
 
 static GVariant *
@@ -106,6 +122,9 @@ on_get_property (GDBusConnection  *connection,
 {
   Fixture *fixture = user_data;
 
+  if (fixture->heard->len == 0 ||
+      g_strcmp0 (g_ptr_array_index (fixture->heard, fixture->heard->len - 1), "properties") != 0)
+    g_ptr_array_add (fixture->heard, g_strdup ("properties"));
   if (g_str_equal (name, "Version"))
     return g_variant_new_uint32 (2);
   if (g_str_equal (name, "Enabled"))
@@ -117,24 +136,32 @@ on_get_property (GDBusConnection  *connection,
 
 static const GDBusInterfaceVTable vtable = { on_method_call, on_get_property, NULL, { 0 } };
 
-/* The stand-in takes the service's name; returns the registration id. */
+/* A stand-in on @connection takes the service's name; returns the
+ * registration id. */
 static guint
-start_service (Fixture *fixture)
+start_service_on (Fixture         *fixture,
+                  GDBusConnection *connection)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = NULL;
-  guint id = g_dbus_connection_register_object (fixture->service_bus, SR_OBJECT_PATH,
+  guint id = g_dbus_connection_register_object (connection, SR_OBJECT_PATH,
                                                 fixture->node->interfaces[0], &vtable,
                                                 fixture, NULL, &error);
 
   g_assert_no_error (error);
-  reply = g_dbus_connection_call_sync (fixture->service_bus, "org.freedesktop.DBus",
+  reply = g_dbus_connection_call_sync (connection, "org.freedesktop.DBus",
                                        "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                        "RequestName", g_variant_new ("(su)", SR_BUS_NAME, 4),
                                        G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1,
                                        NULL, &error);
   g_assert_no_error (error);
   return id;
+}
+
+static guint
+start_service (Fixture *fixture)
+{
+  return start_service_on (fixture, fixture->service_bus);
 }
 
 /* @connection sends what policyd sends: to the client, or to everyone. */
@@ -295,6 +322,133 @@ test_forged_signals_ignored (Fixture       *fixture,
                     ((const char * const[]) { "org.example.Excluded", NULL }));
 }
 
+/* A pipelining client made, asked for the listing before its
+ * initialization begins, then initialized: returns the listing's result. */
+static GAsyncResult *
+list_while_initializing (Fixture          *fixture,
+                         SrPolicyClient  **out_client,
+                         GFunc             meanwhile)
+{
+  g_autoptr(SrPolicyClient) client =
+    sr_policy_client_new (fixture->client_bus, SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START |
+                                               SR_POLICY_CLIENT_FLAGS_PIPELINE);
+  g_autoptr(GAsyncResult) listed = NULL;
+  g_autoptr(GAsyncResult) initialized = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sr_policy_client_list_stored_state_async (client, SR_CALL_FLAGS_NONE, NULL, on_result_cb,
+                                            &listed);
+  if (meanwhile != NULL)
+    meanwhile (fixture, client);
+  g_async_initable_init_async (G_ASYNC_INITABLE (client), G_PRIORITY_DEFAULT, NULL,
+                               on_result_cb, &initialized);
+  while (listed == NULL || initialized == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (g_async_initable_init_finish (G_ASYNC_INITABLE (client), initialized, &error));
+  g_assert_no_error (error);
+  *out_client = g_steal_pointer (&client);
+  return g_steal_pointer (&listed);
+}
+
+/* The listing asked for before the client initialized reached the service
+ * first, before the client read its properties (which it does once the
+ * owner is verified), and its answer is taken. */
+static void
+test_pipelined_call_answered (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrPolicyClient) client = NULL;
+  g_autoptr(GAsyncResult) listed = NULL;
+  g_autoptr(GVariant) listing = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *printed = NULL;
+
+  start_service (fixture);
+  listed = list_while_initializing (fixture, &client, NULL);
+  listing = sr_policy_client_list_stored_state_finish (client, listed, &error);
+  g_assert_no_error (error);
+  expected = g_strdup_printf ("[('%s', @a{sv} {})]",
+                              g_dbus_connection_get_unique_name (fixture->service_bus));
+  printed = g_variant_print (listing, TRUE);
+  g_assert_cmpstr (printed, ==, expected);
+  g_assert_cmpint (sr_policy_client_get_service_state (client), ==, SR_SERVICE_STATE_RUNNING);
+  g_assert_cmpuint (fixture->heard->len, >=, 2);
+  g_assert_cmpstr (g_ptr_array_index (fixture->heard, 0), ==, "ListStoredState");
+  g_assert_cmpstr (g_ptr_array_index (fixture->heard, 1), ==, "properties");
+}
+
+/* The first stand-in answers the call and leaves before the client
+ * identifies the owner; another takes the name and is verified. */
+static void
+hand_over (gpointer data,
+           gpointer user_data)
+{
+  Fixture *fixture = data;
+  SrPolicyClient *client = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) pong = NULL;
+
+  while (fixture->heard->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  /* Its answer reached the client before this one. */
+  pong = g_dbus_connection_call_sync (fixture->client_bus,
+                                      g_dbus_connection_get_unique_name (fixture->service_bus),
+                                      "/", "org.freedesktop.DBus.Peer", "Ping", NULL, NULL,
+                                      G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sr_policy_client_get_service_state (client), ==, SR_SERVICE_STATE_UNKNOWN);
+  g_dbus_connection_close_sync (fixture->service_bus, NULL, &error);
+  g_assert_no_error (error);
+  start_service_on (fixture, fixture->forger_bus);
+}
+
+/* An answer to a pipelined call from a program that is not the verified
+ * owner (here: the one that owned the name as the call was sent) is
+ * refused, though the program answered with a listing. */
+static void
+test_pipelined_answer_from_another_refused (Fixture       *fixture,
+                                            gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrPolicyClient) client = NULL;
+  g_autoptr(GAsyncResult) listed = NULL;
+  g_autoptr(GVariant) listing = NULL;
+
+  start_service (fixture);
+  listed = list_while_initializing (fixture, &client, hand_over);
+  g_assert_cmpint (sr_policy_client_get_service_state (client), ==, SR_SERVICE_STATE_RUNNING);
+  g_assert_cmpstr (sr_policy_client_get_service_owner (client), ==,
+                   g_dbus_connection_get_unique_name (fixture->forger_bus));
+  listing = sr_policy_client_list_stored_state_finish (client, listed, &error);
+  g_assert_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "its answer was not used"));
+  g_assert_null (listing);
+}
+
+/* Without SR_POLICY_CLIENT_FLAGS_PIPELINE, nothing is sent before the
+ * owner is verified. */
+static void
+test_unpipelined_call_not_sent (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrPolicyClient) client = sr_policy_client_new (fixture->client_bus,
+                                                           SR_POLICY_CLIENT_FLAGS_NONE);
+  g_autoptr(GAsyncResult) listed = NULL;
+  g_autoptr(GVariant) listing = NULL;
+
+  start_service (fixture);
+  sr_policy_client_list_stored_state_async (client, SR_CALL_FLAGS_NONE, NULL, on_result_cb,
+                                            &listed);
+  while (listed == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  listing = sr_policy_client_list_stored_state_finish (client, listed, &error);
+  g_assert_error (error, SR_ERROR, SR_ERROR_UNAVAILABLE);
+  g_assert_null (listing);
+  g_assert_cmpuint (fixture->heard->len, ==, 0);
+}
+
 static void
 test_why_strings (void)
 {
@@ -316,5 +470,11 @@ main (int   argc,
               fixture_set_up, test_missing_then_running, fixture_tear_down);
   g_test_add ("/policy-client/forged-signals-ignored", Fixture, NULL,
               fixture_set_up, test_forged_signals_ignored, fixture_tear_down);
+  g_test_add ("/policy-client/pipelined-call-answered", Fixture, NULL,
+              fixture_set_up, test_pipelined_call_answered, fixture_tear_down);
+  g_test_add ("/policy-client/pipelined-answer-from-another-refused", Fixture, NULL,
+              fixture_set_up, test_pipelined_answer_from_another_refused, fixture_tear_down);
+  g_test_add ("/policy-client/unpipelined-call-not-sent", Fixture, NULL,
+              fixture_set_up, test_unpipelined_call_not_sent, fixture_tear_down);
   return g_test_run ();
 }
