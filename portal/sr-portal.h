@@ -76,6 +76,7 @@ struct _SrPortalSession {
 typedef struct {
   GDBusConnection *bus;          /* (owned) */
   GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
+  GCancellable *logind_cancellable; /* (owned) (nullable) connecting to it */
   SrImplSaveRestore *skeleton;   /* (owned) */
   SrPortalPolicy *policy;        /* (owned) */
   char *desktop;                 /* (owned) the desktop session type */
