@@ -8,8 +8,8 @@ import signal
 import subprocess
 
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
-from srtest import (BUILD_DIR, LAUNCH, PRISTINE, PYTHON, RECOVER, RESTORE, SOURCE_DIR, GLib, Gio,
-                    PolicydTestCase)
+from srtest import (BUILD_DIR, BUS_NAME, LAUNCH, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
+                    SOURCE_DIR, GLib, Gio, PolicydTestCase)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
 CTL = os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')
@@ -109,6 +109,26 @@ class TestReasons(PortalTestCase):
         b = self.app('org.example.Editor')
         self.assertEqual(b.reason, LAUNCH)
         self.assertNotEqual(a.instance_id, b.instance_id)
+
+
+class TestStartUp(PortalTestCase):
+    def test_register_while_policyd_starts_gets_its_answer(self):
+        # The backend owns its name before it has found policyd: started
+        # with policyd stopped, and policyd a second slow to start, an
+        # app's Register waits for policyd's answer (not PRISTINE).
+        self.stop(self.backend)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.policyd = None
+        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
+        os.makedirs(services, exist_ok=True)
+        with open(os.path.join(services, f'{BUS_NAME}.service'), 'w') as f:
+            f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec=/bin/sh -c "sleep 1; exec {POLICYD}"\n')
+        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        self.start_backend()
+        a = self.app('org.example.Editor')
+        self.assertEqual(a.reason, LAUNCH)
+        self.assertIsNotNone(a.instance_id)
 
 
 class TestSessionObject(PortalTestCase):
