@@ -152,7 +152,12 @@ run_backend (void)
   g_mutex_init (&portal.subtree_lock);
   sr_portal_record_load (&portal);
 
-  portal.policy = sr_portal_policy_new (portal.bus, forget_cleared, &portal);
+  portal.policy = sr_portal_policy_new (portal.bus, forget_cleared, &portal, &error);
+  if (portal.policy == NULL)
+    {
+      g_printerr ("session-restore-portal: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
 
   portal.skeleton = sr_impl_save_restore_skeleton_new ();
   sr_impl_save_restore_set_version (portal.skeleton, 1);

@@ -19,7 +19,8 @@ typedef void (*SrPortalClearedFunc) (const char * const *app_ids,
 
 SrPortalPolicy *sr_portal_policy_new          (GDBusConnection     *bus,
                                                SrPortalClearedFunc  cleared,
-                                               gpointer             user_data);
+                                               gpointer             user_data,
+                                               GError             **error);
 void            sr_portal_policy_free         (SrPortalPolicy      *self);
 
 /* The answer: TRUE to restore; *out_why is policyd's reason ("allowed",

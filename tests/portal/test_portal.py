@@ -113,9 +113,9 @@ class TestReasons(PortalTestCase):
 
 class TestStartUp(PortalTestCase):
     def test_register_while_policyd_starts_gets_its_answer(self):
-        # The backend owns its name before it has found policyd: started
-        # with policyd stopped, and policyd a second slow to start, an
-        # app's Register waits for policyd's answer (not PRISTINE).
+        # Started with policyd stopped, and policyd a second slow to
+        # start: the first Register gets policyd's answer, not the PRISTINE
+        # of a policyd not found yet.
         self.stop(self.backend)
         self.assertEqual(self.s.stop_policyd(), 0)
         self.s.policyd = None
