@@ -8,7 +8,7 @@ import signal
 import subprocess
 
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
-from srtest import (BUILD_DIR, BUS_NAME, LAUNCH, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
+from srtest import (BUILD_DIR, LAUNCH, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
                     SOURCE_DIR, GLib, Gio, PolicydTestCase)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
@@ -119,12 +119,7 @@ class TestStartUp(PortalTestCase):
         self.stop(self.backend)
         self.assertEqual(self.s.stop_policyd(), 0)
         self.s.policyd = None
-        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
-        os.makedirs(services, exist_ok=True)
-        with open(os.path.join(services, f'{BUS_NAME}.service'), 'w') as f:
-            f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec=/bin/sh -c "sleep 1; exec {POLICYD}"\n')
-        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        self.s.activatable(f'/bin/sh -c "sleep 1; exec {POLICYD}"')
         self.start_backend()
         a = self.app('org.example.Editor')
         self.assertEqual(a.reason, LAUNCH)
