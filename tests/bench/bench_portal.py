@@ -185,7 +185,8 @@ def main():
     try:
         session.start_policyd()
         cold = measure_cold_starts(session, backends)
-        minimal = subprocess.Popen([MINIMAL, '--minimal'], env=session.env, stdout=subprocess.DEVNULL)
+        minimal = subprocess.Popen([MINIMAL, '--minimal'], env=session.env,
+                                   stdout=subprocess.DEVNULL)
         session.wait_for_name(session.bus, MINIMAL_NAME)
         time.sleep(1)
         rss['minimal'] = rss_kib(minimal.pid)
@@ -203,18 +204,21 @@ def main():
         print('  {:<30} {:7.2f}  {:6.2f}-{:6.2f}'.format(labels[name], *spread(values)))
     print(f'cold start, exec to first answer: {COLD_STARTS} alternating (ms: median, 10th-90th)')
     for name, values in cold.items():
-        print('  {:<30} {:7.2f}  {:6.2f}-{:6.2f}'.format(labels[name], *(v / 1000 for v in spread(values))))
+        seconds = [v / 1000 for v in values]
+        print('  {:<30} {:7.2f}  {:6.2f}-{:6.2f}'.format(labels[name], *spread(seconds)))
     print('idle RSS (KiB): ' + ', '.join(f'{labels[name]} {value}' for name, value in rss.items()))
+
+    def ratios(name):
+        return (statistics.median(times[name]) / statistics.median(times['baseline']),
+                statistics.median(cold[name]) / statistics.median(cold['minimal']),
+                rss[name] / rss['baseline'])
     if OTHER:
-        print(f'  (SR_BENCH_PORTAL_OTHER: Register {statistics.median(times["other"]) / statistics.median(times["baseline"]):.2f}x, '
-              f'cold start {statistics.median(cold["other"]) / statistics.median(cold["minimal"]):.2f}x, '
-              f'idle RSS {rss["other"] / rss["baseline"]:.2f}x)')
-    ok = verdict('Register / do-nothing backend',
-                 statistics.median(times['portal']) / statistics.median(times['baseline']),
-                 REGISTER_TARGET)
-    ok &= verdict('cold start / minimal service',
-                  statistics.median(cold['portal']) / statistics.median(cold['minimal']), COLD_TARGET)
-    ok &= verdict('idle RSS / do-nothing backend', rss['portal'] / rss['baseline'], RSS_TARGET)
+        print('  (SR_BENCH_PORTAL_OTHER: Register {:.2f}x, cold start {:.2f}x, '
+              'idle RSS {:.2f}x)'.format(*ratios('other')))
+    register, cold_start_ratio, memory = ratios('portal')
+    ok = verdict('Register / do-nothing backend', register, REGISTER_TARGET)
+    ok &= verdict('cold start / minimal service', cold_start_ratio, COLD_TARGET)
+    ok &= verdict('idle RSS / do-nothing backend', memory, RSS_TARGET)
     return 0 if ok else 1
 
 
