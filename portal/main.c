@@ -74,7 +74,7 @@ handle_sync (SrPortalDBusPortal    *control,
   SrPortal *portal = user_data;
 
   g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
-  sr_record_writer_flush_async (portal->writer, control_done, g_object_ref (invocation));
+  sr_portal_record_flush_async (portal, control_done, g_object_ref (invocation));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -190,7 +190,7 @@ run_backend (void)
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (portal.skeleton));
   g_dbus_connection_flush_sync (portal.bus, NULL, NULL);
-  sr_record_writer_flush_sync (portal.writer);
+  sr_portal_record_flush_sync (&portal);
   g_clear_pointer (&portal.writer, sr_record_writer_free);
   g_clear_object (&backend.control);
   g_clear_object (&portal.skeleton);

@@ -98,7 +98,7 @@ finish_end (SrPortal *self)
       open++;
     }
   g_message ("The session is ending with %u apps open", open);
-  sr_portal_record_save (self);
+  sr_portal_record_save_now (self);
 
   if (self->ended_waiters == NULL)
     self->ended_waiters = g_ptr_array_new_with_free_func (g_object_unref);

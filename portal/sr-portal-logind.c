@@ -129,26 +129,44 @@ logind_signal (GDBusConnection *connection,
     sr_portal_save_hint_round_async (self, saved_for_sleep, self);
 }
 
-void
-sr_portal_watch_logind (SrPortal *self)
+static void
+on_system_bus (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
   g_autoptr(GError) error = NULL;
+  GDBusConnection *bus = g_bus_get_finish (result, &error);
+  SrPortal *self;
 
-  self->inhibitor_fd = -1;
-  self->system_bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
-  if (self->system_bus == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;   /* the backend is exiting: @user_data may be gone */
+  self = user_data;
+  if (bus == NULL)
     {
       g_message ("No system bus, so no logind: %s", error->message);
       return;
     }
+  self->system_bus = bus;
   g_dbus_connection_signal_subscribe (self->system_bus, LOGIND_NAME, LOGIND_MANAGER, NULL,
                                       LOGIND_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
                                       logind_signal, self, NULL);
   take_inhibitor (self);
 }
 
+/* The system bus is connected to in the background: Register needs only
+ * the session bus, and the backend answers it while this goes on. */
+void
+sr_portal_watch_logind (SrPortal *self)
+{
+  self->inhibitor_fd = -1;
+  self->logind_cancellable = g_cancellable_new ();
+  g_bus_get (G_BUS_TYPE_SYSTEM, self->logind_cancellable, on_system_bus, self);
+}
+
 void
 sr_portal_unwatch_logind (SrPortal *self)
 {
+  g_cancellable_cancel (self->logind_cancellable);
+  g_clear_object (&self->logind_cancellable);
   release_inhibitor (self);
 }

@@ -13,7 +13,11 @@
  *
  * Every write replaces the file whole (temp file, fsync, rename), on the
  * writer's thread (sr-portal-writer.c): a kill at any moment leaves the
- * old record or the new one.
+ * old record or the new one. A change is written SAVE_DELAY_MS after it,
+ * together with whatever else changed meanwhile: an app's Register and
+ * its Close, or a burst of apps starting, make one snapshot and one write
+ * instead of one each, and neither the snapshot nor the write is on the
+ * path of a reply. The session's end, Sync and the exit write at once.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,6 +30,9 @@
 #define RECORD_VERSION 1
 #define RECORD_MAX_SIZE (16 * 1024 * 1024)
 #define INSTANCES_TYPE "a{s(a{sv}aa{sv})}"
+/* Long enough to take in a Register and its Close; short enough that a
+ * backend killed mid-session loses little of what it learnt. */
+#define SAVE_DELAY_MS 100
 
 static void
 instance_free (SrInstance *instance)
@@ -295,7 +302,7 @@ app_is_empty (SrApp *app)
  * returns at once. While the session runs the record is dirty; once it has
  * ended it stays clean: apps leaving the bus now are not crashes. */
 void
-sr_portal_record_save (SrPortal *self)
+sr_portal_record_save_now (SrPortal *self)
 {
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GBytes) bytes = NULL;
@@ -303,6 +310,7 @@ sr_portal_record_save (SrPortal *self)
                                       (GCompareFunc) g_strcmp0);
   GVariantBuilder instances, builder;
 
+  g_clear_handle_id (&self->save_id, g_source_remove);
   g_variant_builder_init (&instances, G_VARIANT_TYPE (INSTANCES_TYPE));
   for (GList *l = ids; l != NULL; l = l->next)
     {
@@ -317,4 +325,44 @@ sr_portal_record_save (SrPortal *self)
   state = g_variant_ref_sink (g_variant_builder_end (&builder));
   bytes = g_variant_get_data_as_bytes (state);
   sr_record_writer_write (self->writer, bytes);
+}
+
+static gboolean
+save_due (gpointer user_data)
+{
+  SrPortal *self = user_data;
+
+  self->save_id = 0;
+  sr_portal_record_save_now (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The record changed: it is written SAVE_DELAY_MS from the first change
+ * not yet written, with every change made until then. */
+void
+sr_portal_record_save (SrPortal *self)
+{
+  if (self->save_id == 0)
+    self->save_id = g_timeout_add (SAVE_DELAY_MS, save_due, self);
+}
+
+/* What changed is handed to the writer now; @callback once every snapshot
+ * handed in is on disk. */
+void
+sr_portal_record_flush_async (SrPortal            *self,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  if (self->save_id != 0)
+    sr_portal_record_save_now (self);
+  sr_record_writer_flush_async (self->writer, callback, user_data);
+}
+
+/* At exit, after the main loop. */
+void
+sr_portal_record_flush_sync (SrPortal *self)
+{
+  if (self->save_id != 0)
+    sr_portal_record_save_now (self);
+  sr_record_writer_flush_sync (self->writer);
 }

@@ -76,11 +76,13 @@ struct _SrPortalSession {
 typedef struct {
   GDBusConnection *bus;          /* (owned) */
   GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
+  GCancellable *logind_cancellable; /* (owned) (nullable) connecting to it */
   SrImplSaveRestore *skeleton;   /* (owned) */
   SrPortalPolicy *policy;        /* (owned) */
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
   SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
+  guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */
   GHashTable *tombstones;        /* (owned) handles closed before Register */
@@ -109,6 +111,11 @@ char      *sr_portal_desktop_identity  (void);
 /* sr-portal-record.c */
 void       sr_portal_record_load       (SrPortal   *self);
 void       sr_portal_record_save       (SrPortal   *self);
+void       sr_portal_record_save_now   (SrPortal   *self);
+void       sr_portal_record_flush_async (SrPortal  *self,
+                                         GAsyncReadyCallback callback,
+                                         gpointer   user_data);
+void       sr_portal_record_flush_sync (SrPortal   *self);
 SrApp     *sr_portal_record_app        (SrPortal   *self,
                                         const char *app_id);
 SrInstance *sr_portal_app_find_instance (SrApp     *app,

@@ -1,18 +1,29 @@
 #!/usr/bin/python3
-"""Register through the save/restore portal: an app's Register through the
-stand-in frontend (tests/lib/portalfrontend.py) to session-restore-portal,
-which asks policyd and writes its record, against the same path to a
-backend that answers at once (bench-portal-baseline). Two private sessions,
-one each, measured in alternating rounds so that a busy machine slows both
-alike; each figure is a median. Each Register is followed by a voluntary
-Close and a round trip through the backend's main loop (not timed), so
-that the app's next launch is LAUNCH with its id again, as an app started
-and quit over and over. The backend writes its record on a worker thread,
-coalescing snapshots, so the writes overlap the next Registers as they do
-on a desktop.
+"""session-restore-portal against do-nothing programs, three targets.
 
-The target: session-restore-portal within 1.3x the do-nothing backend.
-The backend's resident memory when idle afterwards is printed too.
+Register: an app's Register through the stand-in frontend
+(tests/lib/portalfrontend.py) to session-restore-portal, which asks
+policyd (one CheckRestore round trip, part of the cost) and records the
+instance, against the same path to a backend that answers at once and
+asks no one (bench-portal-baseline). Two private sessions, one each,
+measured in alternating rounds so that a busy machine slows both alike.
+Each Register is followed by a voluntary Close and a round trip through
+the backend's main loop (not timed), so that the app's next launch is
+LAUNCH with its id again, as an app started and quit over and over; the
+backend's record writes and its NoteExit to policyd run meanwhile, as on
+a desktop. The figure is the ratio of the medians; target <= 1.3x.
+
+Cold start: exec to the first answered Register (straight to the backend,
+policyd already running), against exec to the first answer of the
+minimal GDBus service of bench-policyd (--minimal), alternating; ratio of
+the medians, target <= 1.2x.
+
+Idle RSS: the backend's resident memory a second after the Registers,
+against the do-nothing backend's after the same Registers; target <= 1.1x
+(the minimal service's after start is printed too).
+
+SR_BENCH_PORTAL_OTHER=<another session-restore-portal> measures that
+build as well, in the same rounds (a before/after in one run; no target).
 """
 import os
 import statistics
@@ -24,13 +35,20 @@ from portalapp import PortalApp
 from srtest import BUILD_DIR, PYTHON, SOURCE_DIR, Gio, GLib, Session
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
+OTHER = os.environ.get('SR_BENCH_PORTAL_OTHER')
 BASELINE = (os.environ.get('SR_BENCH_PORTAL_BASELINE') or
             os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-portal-baseline'))
+MINIMAL = (os.environ.get('SR_BENCH_MINIMAL') or
+           os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-policyd'))
 BACKEND_NAME = 'org.freedesktop.impl.portal.SessionRestore'
+MINIMAL_NAME = 'org.gnome.SessionRestore.Bench'
+IMPL = 'org.freedesktop.impl.portal.SaveRestore'
+DESKTOP_PATH = '/org/freedesktop/portal/desktop'
 FRONTEND = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalfrontend.py')
-ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '11'))
-PER_ROUND = 40
-TARGET = 1.3
+ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '30'))
+PER_ROUND = 20
+COLD_STARTS = int(os.environ.get('SR_BENCH_COLD_STARTS', '21'))
+REGISTER_TARGET, COLD_TARGET, RSS_TARGET = 1.3, 1.2, 1.1
 
 
 def rss_kib(pid):
@@ -41,10 +59,17 @@ def rss_kib(pid):
     return 0
 
 
+def spread(values):
+    """Median, and the 10th and 90th percentiles, in ms."""
+    q = statistics.quantiles(values, n=10)
+    return statistics.median(values) * 1000, q[0] * 1000, q[-1] * 1000
+
+
 class World:
     """A private session with a backend (@command) and the frontend."""
 
-    def __init__(self, command, policyd):
+    def __init__(self, name, command, policyd):
+        self.name = name
         self.s = Session()
         self.s.env['XDG_CURRENT_DESKTOP'] = 'sway'
         if policyd:
@@ -59,8 +84,9 @@ class World:
         self.count = 0
 
     def start(self, command):
-        process = subprocess.Popen(command, env=self.s.env, stdout=subprocess.DEVNULL,
-                                   stderr=open('/tmp/bench-portal-' + str(len(self.processes)) + '.log', 'w'))
+        log = open(f'/tmp/bench-portal-{self.name}-{len(self.processes)}.log', 'w')
+        process = subprocess.Popen(command, env=self.s.env, stdout=subprocess.DEVNULL, stderr=log)
+        log.close()
         self.processes.append(process)
         return process
 
@@ -74,9 +100,8 @@ class World:
         self.app.call('org.freedesktop.portal.Session', 'Close', path=self.app.handle)
         # Untimed: a round trip through the backend's main loop, so that
         # the close is handled (its record write may still be under way).
-        self.s.bus.call_sync(BACKEND_NAME, '/org/freedesktop/portal/desktop',
-                             'org.freedesktop.DBus.Properties', 'Get',
-                             GLib.Variant('(ss)', ('org.freedesktop.impl.portal.SaveRestore', 'version')),
+        self.s.bus.call_sync(BACKEND_NAME, DESKTOP_PATH, 'org.freedesktop.DBus.Properties', 'Get',
+                             GLib.Variant('(ss)', (IMPL, 'version')),
                              None, Gio.DBusCallFlags.NONE, 30000, None)
         return elapsed
 
@@ -87,33 +112,114 @@ class World:
         self.s.close()
 
 
+def cold_start(session, command, name, path, iface, method, params):
+    """Exec to the first answer of @method, in ms; the process is stopped."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=session.env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            try:
+                session.bus.call_sync(name, path, iface, method, params, None,
+                                      Gio.DBusCallFlags.NO_AUTO_START, 10000, None)
+                return (time.perf_counter() - start) * 1000
+            except GLib.Error as e:
+                if not (e.matches(Gio.dbus_error_quark(), Gio.DBusError.SERVICE_UNKNOWN) or
+                        e.matches(Gio.dbus_error_quark(), Gio.DBusError.NAME_HAS_NO_OWNER)):
+                    raise
+            time.sleep(0.0002)
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def measure_cold_starts(session, backends):
+    """The minimal service and each backend in turns, COLD_STARTS times."""
+    nothing = GLib.Variant('(sua{sv})', ('org.example.App', 3, {}))
+    times = {'minimal': [], **{name: [] for name in backends}}
+    for i in range(COLD_STARTS):
+        times['minimal'].append(cold_start(session, [MINIMAL, '--minimal'], MINIMAL_NAME,
+                                           '/org/gnome/SessionRestore/Bench', MINIMAL_NAME,
+                                           'Nothing', nothing))
+        for name, command in backends.items():
+            handle = f'{DESKTOP_PATH}/session/1_99/cold{i}'
+            times[name].append(cold_start(session, command, BACKEND_NAME, DESKTOP_PATH, IMPL,
+                                          'Register', GLib.Variant('(osa{sv})', (
+                                              handle, 'org.example.Cold', {}))))
+    return times
+
+
+def verdict(what, ratio, target):
+    print(f'{what:<44} {ratio:5.2f}x   target <= {target:.2f}x   '
+          f'{"PASS" if ratio <= target else "FAIL"}')
+    return ratio <= target
+
+
 def main():
+    backends = {'portal': [BACKEND]}
+    if OTHER:
+        backends['other'] = [OTHER]
     worlds = {}
     try:
-        worlds['baseline'] = World([BASELINE, BACKEND_NAME], policyd=False)
-        worlds['portal'] = World([BACKEND], policyd=True)
+        worlds['baseline'] = World('baseline', [BASELINE, BACKEND_NAME], policyd=False)
+        for name, command in backends.items():
+            worlds[name] = World(name, command, policyd=True)
         times = {name: [] for name in worlds}
         order = list(worlds)
         for _ in range(3):            # warm up: pages, policyd's first answers
             for world in worlds.values():
                 world.register()
         for i in range(ROUNDS):
-            for name in order[i % 2:] + order[:i % 2]:
+            for name in order[i % len(order):] + order[:i % len(order)]:
                 times[name] += [worlds[name].register() for _ in range(PER_ROUND)]
         time.sleep(1)                 # idle: what it keeps
         rss = {name: rss_kib(world.backend.pid) for name, world in worlds.items()}
-
-        ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
-        ratio = ms['portal'] / ms['baseline']
-        print(f'{ROUNDS} rounds x {PER_ROUND} Registers each, through the stand-in frontend')
-        print(f'do-nothing backend          median {ms["baseline"]:7.2f} ms   idle RSS {rss["baseline"]:6d} KiB')
-        print(f'session-restore-portal      median {ms["portal"]:7.2f} ms   idle RSS {rss["portal"]:6d} KiB')
-        print(f'portal / do-nothing   {ratio:.2f}x   target <= {TARGET:.2f}x   '
-              f'{"PASS" if ratio <= TARGET else "FAIL"}')
-        return 0 if ratio <= TARGET else 1
     finally:
         for world in worlds.values():
             world.close()
+
+    # A session of their own: the backends above owned the name.
+    session = Session()
+    session.env['XDG_CURRENT_DESKTOP'] = 'sway'
+    minimal = None
+    try:
+        session.start_policyd()
+        cold = measure_cold_starts(session, backends)
+        minimal = subprocess.Popen([MINIMAL, '--minimal'], env=session.env,
+                                   stdout=subprocess.DEVNULL)
+        session.wait_for_name(session.bus, MINIMAL_NAME)
+        time.sleep(1)
+        rss['minimal'] = rss_kib(minimal.pid)
+    finally:
+        if minimal is not None:
+            minimal.terminate()
+            minimal.wait(30)
+        session.close()
+
+    print(f'Register: {ROUNDS} alternating rounds x {PER_ROUND} through the stand-in frontend '
+          '(ms: median, 10th-90th percentile)')
+    labels = {'baseline': 'do-nothing backend', 'portal': 'session-restore-portal',
+              'other': 'SR_BENCH_PORTAL_OTHER', 'minimal': 'minimal service (start only)'}
+    for name, values in times.items():
+        print('  {:<30} {:7.2f}  {:6.2f}-{:6.2f}'.format(labels[name], *spread(values)))
+    print(f'cold start, exec to first answer: {COLD_STARTS} alternating (ms: median, 10th-90th)')
+    for name, values in cold.items():
+        seconds = [v / 1000 for v in values]
+        print('  {:<30} {:7.2f}  {:6.2f}-{:6.2f}'.format(labels[name], *spread(seconds)))
+    print('idle RSS (KiB): ' + ', '.join(f'{labels[name]} {value}' for name, value in rss.items()))
+
+    def ratios(name):
+        return (statistics.median(times[name]) / statistics.median(times['baseline']),
+                statistics.median(cold[name]) / statistics.median(cold['minimal']),
+                rss[name] / rss['baseline'])
+    if OTHER:
+        print('  (SR_BENCH_PORTAL_OTHER: Register {:.2f}x, cold start {:.2f}x, '
+              'idle RSS {:.2f}x)'.format(*ratios('other')))
+    register, cold_start_ratio, memory = ratios('portal')
+    ok = verdict('Register / do-nothing backend', register, REGISTER_TARGET)
+    ok &= verdict('cold start / minimal service', cold_start_ratio, COLD_TARGET)
+    ok &= verdict('idle RSS / do-nothing backend', memory, RSS_TARGET)
+    return 0 if ok else 1
 
 
 if __name__ == '__main__':

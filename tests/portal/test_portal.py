@@ -8,8 +8,8 @@ import signal
 import subprocess
 
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
-from srtest import (BUILD_DIR, LAUNCH, PRISTINE, PYTHON, RECOVER, RESTORE, SOURCE_DIR, GLib, Gio,
-                    PolicydTestCase)
+from srtest import (BUILD_DIR, LAUNCH, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
+                    SOURCE_DIR, GLib, Gio, PolicydTestCase)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
 CTL = os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')
@@ -109,6 +109,21 @@ class TestReasons(PortalTestCase):
         b = self.app('org.example.Editor')
         self.assertEqual(b.reason, LAUNCH)
         self.assertNotEqual(a.instance_id, b.instance_id)
+
+
+class TestStartUp(PortalTestCase):
+    def test_register_while_policyd_starts_gets_its_answer(self):
+        # Started with policyd stopped, and policyd a second slow to
+        # start: the first Register gets policyd's answer, not the PRISTINE
+        # of a policyd not found yet.
+        self.stop(self.backend)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.policyd = None
+        self.s.activatable(f'/bin/sh -c "sleep 1; exec {POLICYD}"')
+        self.start_backend()
+        a = self.app('org.example.Editor')
+        self.assertEqual(a.reason, LAUNCH)
+        self.assertIsNotNone(a.instance_id)
 
 
 class TestSessionObject(PortalTestCase):
@@ -431,14 +446,14 @@ class TestExpired(PortalTestCase):
 
 
 class TestRecordDurability(PortalTestCase):
-    def slow_disk(self):
-        """The backend again, each write of its record taking 0.4 s, as on
-        a busy disk; returns the file the writes are logged to."""
+    def slow_disk(self, delay_ms=400):
+        """The backend again, each write of its record taking @delay_ms, as
+        on a busy disk; returns the file the writes are logged to."""
         self.stop(self.backend)
         writes = os.path.join(self.s.root, 'writes.log')
         env = {'LD_PRELOAD': os.environ['SR_DIE_MID_WRITE_MODULE'],
                'SR_DIE_MID_WRITE': os.path.realpath(self.record),
-               'SR_WRITE_DELAY_MS': '400', 'SR_WRITE_LOG': writes}
+               'SR_WRITE_DELAY_MS': str(delay_ms), 'SR_WRITE_LOG': writes}
         if 'ASAN_OPTIONS' in self.s.env:
             env['ASAN_OPTIONS'] = self.s.env['ASAN_OPTIONS'] + ':verify_asan_link_order=0'
         self.start_backend(**env)
@@ -471,6 +486,24 @@ class TestRecordDurability(PortalTestCase):
         with open(writes) as f:
             files = set(f.read().split())
         self.assertLessEqual(len(files), 5, files)
+
+    def test_changes_close_together_make_one_write(self):
+        writes = self.slow_disk(delay_ms=0)
+        start = GLib.get_monotonic_time()
+        a = self.app('org.example.Editor')
+        for i in range(10):            # twenty changes of the record
+            a.call('org.freedesktop.portal.Session', 'Close', path=a.handle)
+            a.token = f'again{i}'
+            a.register()
+        self.sync_frontend()
+        elapsed_ms = (GLib.get_monotonic_time() - start) / 1000
+        self.assertEqual(self.record_apps()['org.example.Editor'][1][0]['instance-id'],
+                         a.instance_id)
+        # A write a tenth of a second after a change, with every change
+        # made meanwhile, and Sync's: not one or two per Register.
+        with open(writes) as f:
+            count = len(f.read().split())
+        self.assertLessEqual(count, elapsed_ms // 100 + 2, f'{count} writes in {elapsed_ms:.0f} ms')
 
     def test_killed_mid_write_leaves_the_old_record(self):
         a = self.app('org.example.Editor')
