@@ -15,8 +15,8 @@
 #include "sr-app-row.h"
 #include "sr-apps-page.h"
 #include "sr-clear-dialog.h"
-#include "sr-panel-window.h"
 #include "sr-stack.h"
+#include "sr-toast.h"
 
 struct _SrAppsPage {
   GtkBox parent_instance;
@@ -198,14 +198,14 @@ on_request_done_cb (GObject      *source,
 
   if (!done)
     {
-      sr_panel_window_report_error (GTK_WIDGET (request->self), error);
+      sr_toast_report_error (GTK_WIDGET (request->self), error);
       /* The switch goes back to what is in force. */
       if (item != NULL)
         sr_app_item_resync (item);
       return;
     }
   if (request->done != NULL)
-    sr_panel_window_toast (GTK_WIDGET (request->self), request->done);
+    sr_toast_show (GTK_WIDGET (request->self), request->done);
   sr_app_list_reload (request->self->apps);
 }
 

@@ -15,7 +15,7 @@
 #include "sr-a11y.h"
 #include "sr-clear-dialog.h"
 #include "sr-format.h"
-#include "sr-panel-window.h"
+#include "sr-toast.h"
 
 struct _SrClearDialog {
   AdwMessageDialog parent_instance;
@@ -158,7 +158,7 @@ on_clear_all_done_cb (GObject      *source,
     done = (report = sr_policy_client_clear_finish (policy, result, &error)) != NULL;
   if (!done)
     {
-      sr_panel_window_report_error (c->from, error);
+      sr_toast_report_error (c->from, error);
       /* The master switch goes back to what is in force. */
       sr_client_refresh (c->client);
       return;
@@ -172,7 +172,7 @@ on_clear_all_done_cb (GObject      *source,
       g_variant_lookup (report, "apps", "^a&s", &apps);
       text = sr_format_cleared (apps != NULL ? g_strv_length ((char **) apps) : 0);
     }
-  sr_panel_window_toast (c->from, text);
+  sr_toast_show (c->from, text);
   sr_app_list_reload (c->apps);
 }
 

@@ -46,47 +46,7 @@ struct _SrPanelWindow {
 
 G_DEFINE_FINAL_TYPE (SrPanelWindow, sr_panel_window, ADW_TYPE_APPLICATION_WINDOW)
 
-/* -- Toasts -------------------------------------------------------------------- */
-
-void
-sr_panel_window_toast (GtkWidget  *widget,
-                       const char *text)
-{
-  GtkRoot *root = gtk_widget_get_root (widget);
-  AdwToast *toast;
-
-  /* A reply that comes after the window went has no one to tell. */
-  if (!SR_IS_PANEL_WINDOW (root))
-    return;
-  toast = adw_toast_new (text);
-  adw_toast_set_timeout (toast, 5);
-  adw_toast_overlay_add_toast (SR_PANEL_WINDOW (root)->toast_overlay, toast);
-}
-
-/* A short toast; what the service said goes behind "Details", for the
- * faults a person may need to report. */
-void
-sr_panel_window_report_error (GtkWidget    *widget,
-                              const GError *error)
-{
-  GtkRoot *root = gtk_widget_get_root (widget);
-  g_autofree char *text = sr_client_describe_error (error);
-  AdwToast *toast;
-
-  if (text == NULL || !SR_IS_PANEL_WINDOW (root))
-    return;
-  g_message ("%s (%s)", text, error->message);
-  toast = adw_toast_new (text);
-  adw_toast_set_timeout (toast, 5);
-  if (!g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED) &&
-      !g_error_matches (error, SR_ERROR, SR_ERROR_LOCKED))
-    {
-      adw_toast_set_button_label (toast, _("_Details"));
-      adw_toast_set_action_name (toast, "win.show-details");
-      adw_toast_set_action_target_value (toast, g_variant_new_string (error->message));
-    }
-  adw_toast_overlay_add_toast (SR_PANEL_WINDOW (root)->toast_overlay, toast);
-}
+/* -- Toasts (sr-toast.c adds them) ---------------------------------------------- */
 
 static void
 show_details_action (GtkWidget  *widget,

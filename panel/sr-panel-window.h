@@ -20,9 +20,5 @@ SrPanelWindow *sr_panel_window_new          (AdwApplication *application,
 void           sr_panel_window_show_view    (SrPanelWindow  *self,
                                              const char     *name);
 void           sr_panel_window_present_when_ready (SrPanelWindow *self);
-void           sr_panel_window_toast        (GtkWidget      *widget,
-                                             const char     *text);
-void           sr_panel_window_report_error (GtkWidget      *widget,
-                                             const GError   *error);
 
 G_END_DECLS

@@ -18,8 +18,8 @@
 #include "sr-clear-dialog.h"
 #include "sr-format.h"
 #include "sr-lock-icon.h"
-#include "sr-panel-window.h"
 #include "sr-settings-page.h"
+#include "sr-toast.h"
 
 static const int keep_days[] = { 1, 7, 30, 90, -1 };
 static const char * const login_nicks[] = { "always", "ask", "never" };
@@ -191,7 +191,7 @@ on_setting_set_cb (GObject      *source,
 
   if (!sr_policy_client_set_setting_finish (SR_POLICY_CLIENT (source), result, &error))
     {
-      sr_panel_window_report_error (GTK_WIDGET (self), error);
+      sr_toast_report_error (GTK_WIDGET (self), error);
       /* Put the controls back to what is in force. */
       sync_settings (self);
     }
