@@ -2,8 +2,8 @@
 """The panel's start-up against the least a libadwaita program does to
 show the same rows (bench-panel-baseline.c), in one run: time from exec to
 the first frame that shows the filled page, and peak memory (VmHWM).
-Targets: at most 1.25x the time and 1.10x the memory, on the main page
-and on the Apps page.
+Targets (issue 26): time at most 1.10x on the main (settings) page and
+1.15x on the Apps page, memory at most 1.05x on both.
 
 The world is a desktop's: 30 installed apps, 6 of them with saved
 sessions written by the consumer simulator (so policyd also has a
@@ -22,7 +22,8 @@ from srtest import BUILD_DIR, Session
 PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 BASELINE = os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-panel-baseline')
 ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '7'))
-TIME_TARGET, MEMORY_TARGET = 1.25, 1.10
+TIME_TARGETS = {'settings': 1.10, 'apps': 1.15}
+MEMORY_TARGET = 1.05
 
 # app id, name, icon, saved instances (payload bytes)
 SAVED = [
@@ -142,7 +143,7 @@ def main():
         time_ratio, mem_ratio = panel_ms / base_ms, panel_mib / base_mib
         print(f'{page} page: panel {panel_ms:6.1f} ms {panel_mib:6.1f} MiB   '
               f'baseline {base_ms:6.1f} ms {base_mib:6.1f} MiB')
-        for what, ratio, target in (('time', time_ratio, TIME_TARGET),
+        for what, ratio, target in (('time', time_ratio, TIME_TARGETS[page]),
                                     ('memory', mem_ratio, MEMORY_TARGET)):
             passed = ratio <= target
             ok = ok and passed
