@@ -353,45 +353,36 @@ class PanelTest(PanelTestCase):
         self.key('Escape')
         self.gone('label', 'No help viewer is installed')
 
+    def opened_by_f1(self, scheme):
+        """Installs a handler for @scheme: URIs that records what it is
+        given, presses F1 and returns the URI the panel opened."""
+        marker = os.path.join(self.s.root, f'{scheme}-opened')
+        desktop = os.path.join(self.s.data_home, 'applications', f'{scheme}-recorder.desktop')
+        mimeapps = os.path.join(self.s.config_home, 'mimeapps.list')
+        with open(desktop, 'w') as f:
+            f.write(f'[Desktop Entry]\nType=Application\nName={scheme} recorder\nNoDisplay=true\n'
+                    f'Exec=sh -c "echo %u > {marker}"\nMimeType=x-scheme-handler/{scheme};\n')
+        with open(mimeapps, 'w') as f:
+            f.write(f'[Default Applications]\nx-scheme-handler/{scheme}={scheme}-recorder.desktop\n')
+        try:
+            time.sleep(1)   # GIO notices new .desktop files by file monitor
+            self.key('F1')
+            self.wait_until(lambda: os.path.exists(marker), f'the {scheme}: handler to run')
+            with open(marker) as f:
+                return f.read().strip()
+        finally:
+            os.unlink(desktop)
+            os.unlink(mimeapps)
+
     def test_help_without_yelp_opens_the_manual_page(self):
         # Nothing opens help: URIs, something opens man: ones (as KDE's
         # help centre or a terminal's handler does).
-        marker = os.path.join(self.s.root, 'man-opened')
-        apps = os.path.join(self.s.data_home, 'applications')
-        with open(os.path.join(apps, 'man-recorder.desktop'), 'w') as f:
-            f.write('[Desktop Entry]\nType=Application\nName=Man Recorder\nNoDisplay=true\n'
-                    f'Exec=sh -c "echo %u > {marker}"\nMimeType=x-scheme-handler/man;\n')
-        with open(os.path.join(self.s.config_home, 'mimeapps.list'), 'w') as f:
-            f.write('[Default Applications]\nx-scheme-handler/man=man-recorder.desktop\n')
-        try:
-            time.sleep(1)   # GIO notices new .desktop files by file monitor
-            self.key('F1')
-            self.wait_until(lambda: os.path.exists(marker), 'the man page handler to run')
-            with open(marker) as f:
-                self.assertEqual(f.read().strip(), 'man:session-restore-panel(1)')
-            self.assertEqual(self.find_all('label', 'No help viewer is installed'), [])
-        finally:
-            os.unlink(os.path.join(apps, 'man-recorder.desktop'))
-            os.unlink(os.path.join(self.s.config_home, 'mimeapps.list'))
+        self.assertEqual(self.opened_by_f1('man'), 'man:session-restore-panel(1)')
+        self.assertEqual(self.find_all('label', 'No help viewer is installed'), [])
 
     def test_help_opens_the_help_uri(self):
-        # A handler for help: URIs, as Yelp would be, that records what it got.
-        marker = os.path.join(self.s.root, 'help-opened')
-        apps = os.path.join(self.s.data_home, 'applications')
-        with open(os.path.join(apps, 'help-recorder.desktop'), 'w') as f:
-            f.write('[Desktop Entry]\nType=Application\nName=Help Recorder\nNoDisplay=true\n'
-                    f'Exec=sh -c "echo %u > {marker}"\nMimeType=x-scheme-handler/help;\n')
-        with open(os.path.join(self.s.config_home, 'mimeapps.list'), 'w') as f:
-            f.write('[Default Applications]\nx-scheme-handler/help=help-recorder.desktop\n')
-        try:
-            time.sleep(1)   # GIO notices new .desktop files by file monitor
-            self.key('F1')
-            self.wait_until(lambda: os.path.exists(marker), 'the help handler to run')
-            with open(marker) as f:
-                self.assertEqual(f.read().strip(), 'help:session-restore')
-        finally:
-            os.unlink(os.path.join(apps, 'help-recorder.desktop'))
-            os.unlink(os.path.join(self.s.config_home, 'mimeapps.list'))
+        # A handler for help: URIs, as Yelp would be.
+        self.assertEqual(self.opened_by_f1('help'), 'help:session-restore')
 
     def test_combo_rows(self):
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Reopen Apps at Login'))
