@@ -33,6 +33,8 @@ struct _SrAppsPage {
   GtkSorter *sorter;
   GtkSortListModel *sorted;
   AdwStatusPage *failed_page;
+  AdwStatusPage *off_page;
+  GtkWidget *turn_on_button;
   GtkWidget *incomplete_notice;
 };
 
@@ -48,7 +50,17 @@ update_page (SrAppsPage *self)
                           self->apps != NULL && sr_app_list_get_incomplete (self->apps) &&
                           error == NULL && (policy == NULL || sr_policy_client_get_enabled (policy)));
   if (policy != NULL && !sr_policy_client_get_enabled (policy))
-    sr_stack_show_only (self->stack, "off");
+    {
+      /* Locked off, there is nothing the user can do here: no Turn On,
+       * and the page says who turned it off. */
+      gboolean locked = sr_client_is_locked (self->client, "enabled");
+
+      gtk_widget_set_visible (self->turn_on_button, !locked);
+      adw_status_page_set_description (self->off_page, locked
+        ? _("Your administrator turned off saving and restoring apps")
+        : _("No app is saved or restored until you turn it on"));
+      sr_stack_show_only (self->stack, "off");
+    }
   else if (error != NULL)
     {
       g_autofree char *why = sr_client_describe_error (error);
@@ -397,6 +409,8 @@ sr_apps_page_class_init (SrAppsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, sorter);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, sorted);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, failed_page);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, off_page);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, turn_on_button);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, incomplete_notice);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_activate_cb);

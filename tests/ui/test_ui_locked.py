@@ -68,3 +68,4 @@ class LockedPanelTest(PanelTestCase):
                         'its saved session to go')
         entry.set_text_contents('')
         self.show_view('Settings')
+
