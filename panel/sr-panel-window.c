@@ -16,7 +16,6 @@
 #include "sr-app-list.h"
 #include "sr-apps-page.h"
 #include "sr-client.h"
-#include "sr-error.h"
 #include "sr-panel-window.h"
 #include "sr-settings-page.h"
 #include "sr-stack.h"
