@@ -118,6 +118,26 @@ sr_clear_dialog_new_for_app (GtkWidget *parent,
   return clear_dialog_new (parent, heading, body, turn_off ? _("_Turn Off") : _("C_lear"));
 }
 
+/* Shortening how long saved sessions are kept, which clears the @n_saved
+ * saved sessions older than @days. */
+SrClearDialog *
+sr_clear_dialog_new_for_retention (GtkWidget *parent,
+                                   guint      n_saved,
+                                   int        days)
+{
+  g_autofree char *older = NULL;
+  g_autofree char *body = NULL;
+
+  /* Translators: the start of a sentence, "3 saved sessions are older than 7 days" */
+  older = g_strdup_printf (ngettext ("%u saved session is", "%u saved sessions are", n_saved), n_saved);
+  /* Translators: %s is "3 saved sessions are", %d a number of days */
+  body = g_strdup_printf (ngettext ("%s older than %d day and will be cleared. This cannot be undone.",
+                                    "%s older than %d days and will be cleared. This cannot be undone.",
+                                    days),
+                          older, days);
+  return clear_dialog_new (parent, _("Clear Older Saved Sessions?"), body, _("C_lear"));
+}
+
 /* -- Clearing everything, or turning everything off --------------------------- */
 
 typedef struct {
@@ -158,7 +178,9 @@ on_clear_all_done_cb (GObject      *source,
     done = (report = sr_policy_client_clear_finish (policy, result, &error)) != NULL;
   if (!done)
     {
-      sr_toast_report_error (c->from, error);
+      sr_toast_report_error (c->from, c->turn_off ? _("Could not turn off Save and Restore Apps")
+                                                  : _("Could not clear saved sessions"),
+                             error);
       /* The master switch goes back to what is in force. */
       sr_client_refresh (c->client);
       return;

@@ -84,7 +84,7 @@ sr_panel_window_show_view (SrPanelWindow *self,
   gtk_widget_set_visible (child, TRUE);
   adw_leaflet_set_visible_child (self->leaflet, child);
   if (child == GTK_WIDGET (self->apps_page))
-    sr_apps_page_focus_search (self->apps_page);
+    sr_apps_page_shown (self->apps_page);
   on_leaflet_transition_cb (self);
 }
 
