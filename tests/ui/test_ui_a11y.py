@@ -108,7 +108,7 @@ class AccessibilityTest(PanelTestCase):
     def test_toast(self):
         self.s.set_allowed([])
         self.toggle('Restore After a Crash')
-        self.find('label', 'You are not allowed to make this change')
+        self.find('label', 'Could not change Restore After a Crash: not allowed')
         self.assert_well_named('a toast')
         self.find('push button', 'Dismiss')
         self.screenshot('a11y-toast')
