@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "sr-app-row.h"
+#include "sr-bus.h"
 #include "sr-apps-page.h"
 #include "sr-clear-dialog.h"
 #include "sr-stack.h"
@@ -36,6 +37,7 @@ struct _SrAppsPage {
   AdwStatusPage *off_page;
   GtkWidget *turn_on_button;
   GtkWidget *incomplete_notice;
+  GtkWidget *locked_notice;
   gboolean order_held;            /* a row was acted on: keep it where it is */
 };
 
@@ -50,6 +52,11 @@ update_page (SrAppsPage *self)
   gtk_widget_set_visible (self->incomplete_notice,
                           self->apps != NULL && sr_app_list_get_incomplete (self->apps) &&
                           error == NULL && (policy == NULL || sr_policy_client_get_enabled (policy)));
+  /* What a row's switch would show, said once for the list. */
+  gtk_widget_set_visible (self->locked_notice,
+                          policy != NULL && sr_policy_client_get_enabled (policy) &&
+                          (sr_client_is_locked (self->client, "excluded-apps") ||
+                           sr_client_is_refused (self->client, SR_ACTION_CONFIGURE)));
   if (policy != NULL && !sr_policy_client_get_enabled (policy))
     {
       /* Locked off, there is nothing the user can do here: no Turn On,
@@ -442,6 +449,7 @@ sr_apps_page_class_init (SrAppsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, off_page);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, turn_on_button);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, incomplete_notice);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, locked_notice);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_stop_search_cb);
