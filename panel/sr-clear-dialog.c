@@ -125,16 +125,16 @@ sr_clear_dialog_new_for_retention (GtkWidget *parent,
                                    guint      n_saved,
                                    int        days)
 {
-  g_autofree char *older = NULL;
+  /* Translators: how long saved sessions are kept, in a sentence ("older than 7 days") */
+  g_autofree char *limit = g_strdup_printf (ngettext ("%d day", "%d days", days), days);
   g_autofree char *body = NULL;
 
-  /* Translators: the start of a sentence, "3 saved sessions are older than 7 days" */
-  older = g_strdup_printf (ngettext ("%u saved session is", "%u saved sessions are", n_saved), n_saved);
-  /* Translators: %s is "3 saved sessions are", %d a number of days */
-  body = g_strdup_printf (ngettext ("%s older than %d day and will be cleared. This cannot be undone.",
-                                    "%s older than %d days and will be cleared. This cannot be undone.",
-                                    days),
-                          older, days);
+  /* Translators: %s is "7 days" */
+  body = g_strdup_printf (ngettext ("%u saved session is older than %s and will be cleared. "
+                                    "This cannot be undone.",
+                                    "%u saved sessions are older than %s and will be cleared. "
+                                    "This cannot be undone.", n_saved),
+                          n_saved, limit);
   return clear_dialog_new (parent, _("Clear Older Saved Sessions?"), body, _("C_lear"));
 }
 
