@@ -13,8 +13,8 @@
 #include <glib/gi18n.h>
 
 #include "sr-app-row.h"
-#include "sr-bus.h"
 #include "sr-apps-page.h"
+#include "sr-bus.h"
 #include "sr-clear-dialog.h"
 #include "sr-stack.h"
 #include "sr-toast.h"
