@@ -34,7 +34,7 @@ struct _SrPolicyClient {
   GCancellable *cancellable;     /* (owned): what the client does on its own */
   guint owner_changed_id;
   guint properties_changed_id;
-  guint cleared_id;
+  guint apps_signals_id;         /* StoredStateCleared, CrashGuardChanged */
 
   GHashTable *values;            /* (owned) D-Bus property name → GVariant (owned) */
   GStrv excluded_apps;           /* (owned): never NULL */

@@ -81,6 +81,7 @@ static GParamSpec *properties[N_PROPS];
 
 enum {
   SIGNAL_STORED_STATE_CLEARED,
+  SIGNAL_CRASH_GUARD_CHANGED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -497,8 +498,9 @@ on_properties_changed_cb (GDBusConnection *connection,
       fetch_property (self, invalidated[i]);
 }
 
+/* StoredStateCleared and CrashGuardChanged, both (as) about apps. */
 static void
-on_stored_state_cleared_cb (GDBusConnection *connection,
+on_apps_signal_cb (GDBusConnection *connection,
                             const char      *sender,
                             const char      *path,
                             const char      *interface,
@@ -512,7 +514,10 @@ on_stored_state_cleared_cb (GDBusConnection *connection,
   if (!from_service (self, sender) || !g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(as)")))
     return;
   g_variant_get (parameters, "(^as)", &app_ids);
-  g_signal_emit (self, signals[SIGNAL_STORED_STATE_CLEARED], 0, app_ids);
+  if (g_str_equal (signal, "StoredStateCleared"))
+    g_signal_emit (self, signals[SIGNAL_STORED_STATE_CLEARED], 0, app_ids);
+  else if (g_str_equal (signal, "CrashGuardChanged"))
+    g_signal_emit (self, signals[SIGNAL_CRASH_GUARD_CHANGED], 0, app_ids);
 }
 
 /* Before the owner is asked for, so that no change of hands is missed. The
@@ -534,11 +539,11 @@ subscribe (SrPolicyClient *self)
                                         SR_OBJECT_PATH, SR_INTERFACE_NAME,
                                         G_DBUS_SIGNAL_FLAGS_NONE,
                                         on_properties_changed_cb, self, NULL);
-  self->cleared_id =
+  self->apps_signals_id =
     g_dbus_connection_signal_subscribe (self->connection, NULL, SR_INTERFACE_NAME,
-                                        "StoredStateCleared", SR_OBJECT_PATH, NULL,
+                                        NULL, SR_OBJECT_PATH, NULL,
                                         G_DBUS_SIGNAL_FLAGS_NONE,
-                                        on_stored_state_cleared_cb, self, NULL);
+                                        on_apps_signal_cb, self, NULL);
 }
 
 static gboolean
@@ -769,7 +774,7 @@ sr_policy_client_dispose (GObject *object)
   stop (self);
   unsubscribe (self, &self->owner_changed_id);
   unsubscribe (self, &self->properties_changed_id);
-  unsubscribe (self, &self->cleared_id);
+  unsubscribe (self, &self->apps_signals_id);
   G_OBJECT_CLASS (sr_policy_client_parent_class)->dispose (object);
 }
 
@@ -943,6 +948,19 @@ sr_policy_client_class_init (SrPolicyClientClass *klass)
    */
   signals[SIGNAL_STORED_STATE_CLEARED] =
     g_signal_new ("stored-state-cleared", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRV);
+
+  /**
+   * SrPolicyClient::crash-guard-changed:
+   * @self: the client
+   * @app_ids: (array zero-terminated=1): the apps the crash-loop guard
+   *   began or stopped holding back
+   *
+   * What a listing says of these apps' "crash-loop" changed (the service's
+   * interface version 4 and later): a view of the stored state lists again.
+   */
+  signals[SIGNAL_CRASH_GUARD_CHANGED] =
+    g_signal_new ("crash-guard-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRV);
 }
 

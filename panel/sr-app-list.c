@@ -451,7 +451,7 @@ sr_app_list_new (SrClient *client)
   self->client = g_object_ref (client);
   g_signal_connect_swapped (client, "changed", G_CALLBACK (on_client_changed_cb), self);
   g_signal_connect_swapped (client, "notify::connected", G_CALLBACK (on_client_connected_cb), self);
-  g_signal_connect_swapped (client, "stored-state-cleared", G_CALLBACK (sr_app_list_reload), self);
+  g_signal_connect_swapped (client, "stored-state-changed", G_CALLBACK (sr_app_list_reload), self);
   g_task_run_in_thread (task, read_app_infos_thread);
   self->first_pending = TRUE;
   sr_policy_client_list_stored_state_async (sr_client_peek_policy (client),

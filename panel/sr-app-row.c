@@ -143,6 +143,9 @@ sync_from_item (SrAppRow *self)
   gtk_switch_set_active (self->save_switch, included);
   gtk_switch_set_state (self->save_switch, included);
   sr_lock_icon_apply (self->lock_icon, GTK_WIDGET (self->save_switch), admin || locked, TRUE);
+  /* A lock on the whole list is said once, above it (sr-apps-page.ui);
+   * an app the administrator turned off says so itself. */
+  gtk_widget_set_visible (self->lock_icon, admin && !locked);
 
   /* Translators: the accessible name of an app's switch */
   switch_label = g_strdup_printf (_("Save and restore %s"), name);

@@ -14,6 +14,7 @@
 
 #include "sr-app-row.h"
 #include "sr-apps-page.h"
+#include "sr-bus.h"
 #include "sr-clear-dialog.h"
 #include "sr-stack.h"
 #include "sr-toast.h"
@@ -36,6 +37,8 @@ struct _SrAppsPage {
   AdwStatusPage *off_page;
   GtkWidget *turn_on_button;
   GtkWidget *incomplete_notice;
+  GtkWidget *locked_notice;
+  gboolean order_held;            /* a row was acted on: keep it where it is */
 };
 
 G_DEFINE_FINAL_TYPE (SrAppsPage, sr_apps_page, GTK_TYPE_BOX)
@@ -49,6 +52,11 @@ update_page (SrAppsPage *self)
   gtk_widget_set_visible (self->incomplete_notice,
                           self->apps != NULL && sr_app_list_get_incomplete (self->apps) &&
                           error == NULL && (policy == NULL || sr_policy_client_get_enabled (policy)));
+  /* What a row's switch would show, said once for the list. */
+  gtk_widget_set_visible (self->locked_notice,
+                          policy != NULL && sr_policy_client_get_enabled (policy) &&
+                          (sr_client_is_locked (self->client, "excluded-apps") ||
+                           sr_client_is_refused (self->client, SR_ACTION_CONFIGURE)));
   if (policy != NULL && !sr_policy_client_get_enabled (policy))
     {
       /* Locked off, there is nothing the user can do here: no Turn On,
@@ -63,7 +71,7 @@ update_page (SrAppsPage *self)
     }
   else if (error != NULL)
     {
-      g_autofree char *why = sr_client_describe_error (error);
+      g_autofree char *why = sr_client_describe_listing_error (error);
 
       adw_status_page_set_description (self->failed_page, why);
       sr_stack_show_only (self->stack, "failed");
@@ -82,12 +90,18 @@ on_filtered_items_changed_cb (SrAppsPage *self)
 }
 
 /* GTK 4.8's models do not re-sort or re-filter when an item changes, and
- * the sort model keeps each item's sort key: only a new sorter drops them. */
+ * the sort model keeps each item's sort key: only a new sorter drops them.
+ * Once the user has acted on a row, the order stays until the page is
+ * shown anew or searched: a row turned off (its saved session cleared)
+ * would otherwise jump from under the pointer to the end of the list. */
 static void
 on_listed_cb (SrAppsPage *self)
 {
-  gtk_sort_list_model_set_sorter (self->sorted, NULL);
-  gtk_sort_list_model_set_sorter (self->sorted, self->sorter);
+  if (!self->order_held)
+    {
+      gtk_sort_list_model_set_sorter (self->sorted, NULL);
+      gtk_sort_list_model_set_sorter (self->sorted, self->sorter);
+    }
   gtk_filter_changed (self->filter, GTK_FILTER_CHANGE_DIFFERENT);
   update_page (self);
 }
@@ -106,6 +120,7 @@ on_search_entry_changed_cb (SrAppsPage *self)
   g_autofree char *text = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 
   g_strstrip (text);
+  self->order_held = FALSE;
   gtk_string_filter_set_search (self->search_filter, *text != '\0' ? text : NULL);
   update_page (self);
 }
@@ -158,6 +173,7 @@ typedef struct {
   SrAppsPage *self;      /* (owned) */
   char *app_id;          /* (owned) */
   char *done;            /* (owned) (nullable) the toast once it worked */
+  char *failed;          /* (owned) the toast's subject if it failed */
   RequestFinish finish;  /* (nullable): the dialog's request makes no call */
 } Request;
 
@@ -167,22 +183,27 @@ request_free (Request *request)
   g_object_unref (request->self);
   g_free (request->app_id);
   g_free (request->done);
+  g_free (request->failed);
   g_free (request);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
 
+/* Takes @done and @failed. */
 static Request *
 request_new (SrAppsPage    *self,
              const char    *app_id,
              char          *done,
+             char          *failed,
              RequestFinish  finish)
 {
   Request *request = g_new0 (Request, 1);
 
+  self->order_held = TRUE;
   request->self = g_object_ref (self);
   request->app_id = g_strdup (app_id);
   request->done = done;
+  request->failed = failed;
   request->finish = finish;
   return request;
 }
@@ -210,7 +231,7 @@ on_request_done_cb (GObject      *source,
 
   if (!done)
     {
-      sr_toast_report_error (GTK_WIDGET (request->self), error);
+      sr_toast_report_error (GTK_WIDGET (request->self), request->failed, error);
       /* The switch goes back to what is in force. */
       if (item != NULL)
         sr_app_item_resync (item);
@@ -245,12 +266,13 @@ on_clear_response_cb (GObject    *dialog,
                                              on_request_done_cb,
                                              request_new (self, request->app_id,
                                                           g_strdup (request->done),
+                                                          g_strdup (request->failed),
                                                           sr_policy_client_set_app_excluded_finish));
   else
     sr_policy_client_clear_async (policy, apps, SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
                                   on_request_done_cb,
                                   request_new (self, request->app_id, g_strdup (request->done),
-                                               clear_finish));
+                                               g_strdup (request->failed), clear_finish));
 }
 
 /* Asks before clearing an app's saved session, naming what goes. */
@@ -261,11 +283,15 @@ ask_before_clearing (SrAppsPage *self,
 {
   SrClearDialog *dialog = sr_clear_dialog_new_for_app (GTK_WIDGET (self), item, turn_off);
   const char *name = sr_app_item_get_name (item);
+  /* Translators: %s is an app's name */
+  char *failed = turn_off ? g_strdup_printf (_("Could not turn off %s"), name)
+  /* Translators: %s is an app's name */
+                          : g_strdup_printf (_("Could not clear the saved session of %s"), name);
 
   g_object_set_data_full (G_OBJECT (dialog), "request",
                           request_new (self, sr_app_item_get_app_id (item),
                                        g_strdup_printf (_("Cleared the saved session of %s"), name),
-                                       NULL),
+                                       failed, NULL),
                           (GDestroyNotify) request_free);
   g_object_set_data (G_OBJECT (dialog), "turn-off", GINT_TO_POINTER (turn_off));
   g_signal_connect (dialog, "response", G_CALLBACK (on_clear_response_cb), NULL);
@@ -277,16 +303,25 @@ set_excluded (SrAppsPage *self,
               SrAppItem  *item,
               gboolean    excluded)
 {
+  const char *name = sr_app_item_get_name (item);
+  char *failed;
+
   if (excluded && sr_app_item_get_has_state (item))
     {
       ask_before_clearing (self, item, TRUE);
       return;
     }
+  /* Translators: %s is an app's name */
+  failed = excluded ? g_strdup_printf (_("Could not turn off %s"), name)
+  /* Translators: %s is an app's name */
+                    : g_strdup_printf (_("Could not turn on %s"), name);
+
   sr_policy_client_set_app_excluded_async (sr_client_peek_policy (self->client),
                                            sr_app_item_get_app_id (item), excluded,
                                            SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
                                            on_request_done_cb,
                                            request_new (self, sr_app_item_get_app_id (item), NULL,
+                                                        failed,
                                                         sr_policy_client_set_app_excluded_finish));
 }
 
@@ -327,11 +362,13 @@ reset_crash_guard_action (GtkWidget  *widget,
   g_autofree char *name = sr_app_list_dup_name (self->apps, app_id);
   /* Translators: %s is an app's name */
   char *done = g_strdup_printf (_("%s may restore after a crash"), name);
+  /* Translators: %s is an app's name */
+  char *failed = g_strdup_printf (_("Could not allow recovery of %s"), name);
 
   sr_policy_client_reset_crash_guard_async (sr_client_peek_policy (self->client), app_id,
                                             SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
                                             on_request_done_cb,
-                                            request_new (self, app_id, done,
+                                            request_new (self, app_id, done, failed,
                                                          sr_policy_client_reset_crash_guard_finish));
 }
 
@@ -412,6 +449,7 @@ sr_apps_page_class_init (SrAppsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, off_page);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, turn_on_button);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, incomplete_notice);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, locked_notice);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_entry_stop_search_cb);
@@ -445,8 +483,11 @@ sr_apps_page_set_context (SrAppsPage *self,
   update_page (self);
 }
 
+/* The page is shown anew: the search takes the keyboard, and the list is
+ * sorted afresh at its next listing. */
 void
-sr_apps_page_focus_search (SrAppsPage *self)
+sr_apps_page_shown (SrAppsPage *self)
 {
+  self->order_held = FALSE;
   gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
 }

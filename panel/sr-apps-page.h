@@ -17,6 +17,6 @@ G_DECLARE_FINAL_TYPE (SrAppsPage, sr_apps_page, SR, APPS_PAGE, GtkBox)
 void sr_apps_page_set_context  (SrAppsPage *self,
                                 SrClient   *client,
                                 SrAppList  *apps);
-void sr_apps_page_focus_search (SrAppsPage *self);
+void sr_apps_page_shown        (SrAppsPage *self);
 
 G_END_DECLS

@@ -118,6 +118,26 @@ sr_clear_dialog_new_for_app (GtkWidget *parent,
   return clear_dialog_new (parent, heading, body, turn_off ? _("_Turn Off") : _("C_lear"));
 }
 
+/* Shortening how long saved sessions are kept, which clears the @n_saved
+ * saved sessions older than @days. */
+SrClearDialog *
+sr_clear_dialog_new_for_retention (GtkWidget *parent,
+                                   guint      n_saved,
+                                   int        days)
+{
+  /* Translators: how long saved sessions are kept, in a sentence ("older than 7 days") */
+  g_autofree char *limit = g_strdup_printf (ngettext ("%d day", "%d days", days), days);
+  g_autofree char *body = NULL;
+
+  /* Translators: %s is "7 days" */
+  body = g_strdup_printf (ngettext ("%u saved session is older than %s and will be cleared. "
+                                    "This cannot be undone.",
+                                    "%u saved sessions are older than %s and will be cleared. "
+                                    "This cannot be undone.", n_saved),
+                          n_saved, limit);
+  return clear_dialog_new (parent, _("Clear Older Saved Sessions?"), body, _("C_lear"));
+}
+
 /* -- Clearing everything, or turning everything off --------------------------- */
 
 typedef struct {
@@ -158,7 +178,9 @@ on_clear_all_done_cb (GObject      *source,
     done = (report = sr_policy_client_clear_finish (policy, result, &error)) != NULL;
   if (!done)
     {
-      sr_toast_report_error (c->from, error);
+      sr_toast_report_error (c->from, c->turn_off ? _("Could not turn off Save and Restore Apps")
+                                                  : _("Could not clear saved sessions"),
+                             error);
       /* The master switch goes back to what is in force. */
       sr_client_refresh (c->client);
       return;

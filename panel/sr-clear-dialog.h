@@ -22,6 +22,9 @@ SrClearDialog *sr_clear_dialog_new_for_all (GtkWidget *parent,
 SrClearDialog *sr_clear_dialog_new_for_app (GtkWidget *parent,
                                             SrAppItem *item,
                                             gboolean   turn_off);
+SrClearDialog *sr_clear_dialog_new_for_retention (GtkWidget *parent,
+                                                  guint      n_saved,
+                                                  int        days);
 
 void           sr_clear_dialog_ask_to_clear_all (GtkWidget *from,
                                                  SrClient  *client,

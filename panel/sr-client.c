@@ -50,7 +50,7 @@ static GParamSpec *properties[N_PROPS];
 
 enum {
   SIGNAL_CHANGED,
-  SIGNAL_STORED_STATE_CLEARED,
+  SIGNAL_STORED_STATE_CHANGED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -110,9 +110,9 @@ on_policy_notify_cb (SrClient   *self,
 }
 
 static void
-on_stored_state_cleared_cb (SrClient *self)
+on_stored_state_changed_cb (SrClient *self)
 {
-  g_signal_emit (self, signals[SIGNAL_STORED_STATE_CLEARED], 0);
+  g_signal_emit (self, signals[SIGNAL_STORED_STATE_CHANGED], 0);
 }
 
 static void
@@ -190,8 +190,10 @@ sr_client_class_init (SrClientClass *klass)
   signals[SIGNAL_CHANGED] =
     g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[SIGNAL_STORED_STATE_CLEARED] =
-    g_signal_new ("stored-state-cleared", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+  /* What a listing said is out of date: saved sessions were cleared, or
+   * the crash-loop guard began or stopped holding an app back. */
+  signals[SIGNAL_STORED_STATE_CHANGED] =
+    g_signal_new ("stored-state-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
@@ -212,7 +214,9 @@ sr_client_init (SrClient *self)
   g_signal_connect_object (self->policy, "notify", G_CALLBACK (on_policy_notify_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->policy, "stored-state-cleared",
-                           G_CALLBACK (on_stored_state_cleared_cb), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (on_stored_state_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->policy, "crash-guard-changed",
+                           G_CALLBACK (on_stored_state_changed_cb), self, G_CONNECT_SWAPPED);
   g_async_initable_init_async (G_ASYNC_INITABLE (self->policy), G_PRIORITY_DEFAULT,
                                self->cancellable, on_policy_ready_cb, g_object_ref (self));
 }
@@ -336,7 +340,8 @@ sr_client_start_service_finish (SrClient      *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* A toast's text: short, and never policyd's own words (those go to the
+/* Why a call failed, said after what failed ("Could not turn off Files:
+ * not allowed"): short, and never policyd's own words (those go to the
  * details). NULL for a cancelled call, which says nothing. */
 char *
 sr_client_describe_error (const GError *error)
@@ -344,11 +349,27 @@ sr_client_describe_error (const GError *error)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return NULL;
   if (g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
-    return g_strdup (_("You are not allowed to make this change"));
+    /* Translators: why something failed, after "Could not …: " */
+    return g_strdup (_("not allowed"));
   if (g_error_matches (error, SR_ERROR, SR_ERROR_LOCKED))
-    return g_strdup (_("Set by your administrator"));
+    /* Translators: why something failed, after "Could not …: " */
+    return g_strdup (_("set by your administrator"));
   /* A fault, not a refusal: the user may well be allowed. */
   if (g_error_matches (error, SR_ERROR, SR_ERROR_UNAVAILABLE))
-    return g_strdup (_("Cannot check permissions right now"));
+    /* Translators: why something failed, after "Could not …: " */
+    return g_strdup (_("permissions cannot be checked right now"));
+  /* Translators: why something failed, after "Could not …: " */
+  return g_strdup (_("something went wrong"));
+}
+
+/* Why the saved sessions are not shown, as a sentence: a refusal to show
+ * them is not a refusal to change anything. */
+char *
+sr_client_describe_listing_error (const GError *error)
+{
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
+    return g_strdup (_("You are not allowed to see saved sessions"));
+  if (g_error_matches (error, SR_ERROR, SR_ERROR_UNAVAILABLE))
+    return g_strdup (_("Permissions cannot be checked right now"));
   return g_strdup (_("Something went wrong"));
 }

@@ -33,5 +33,6 @@ gboolean      sr_client_start_service_finish (SrClient          *self,
                                             GError             **error);
 
 char         *sr_client_describe_error     (const GError        *error);
+char         *sr_client_describe_listing_error (const GError    *error);
 
 G_END_DECLS

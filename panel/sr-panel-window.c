@@ -2,7 +2,8 @@
  *
  * A thin frame: the header, the loading, unavailable and untrusted states, the lock
  * notice, the toasts, and a leaflet that goes from the settings to the
- * Apps subpage. The pages do the work; the client talks to policyd.
+ * Apps subpage. The pages do the work; the client talks to policyd;
+ * sr-first-show.c decides when the window first shows.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,6 +17,7 @@
 #include "sr-app-list.h"
 #include "sr-apps-page.h"
 #include "sr-client.h"
+#include "sr-first-show.h"
 #include "sr-panel-window.h"
 #include "sr-settings-page.h"
 #include "sr-stack.h"
@@ -27,9 +29,7 @@ struct _SrPanelWindow {
   SrClient *client;               /* (owned) */
   SrAppList *apps;                /* (owned) */
   GCancellable *cancellable;      /* (owned) */
-  guint present_timeout_id;       /* while the window waits to be shown */
-  gulong after_paint_id;
-  gboolean first_frame_seen;
+  SrFirstShow *first_show;        /* (owned) (nullable): until disposed */
   gboolean was_active;            /* the user has come back if it is again */
 
   AdwToastOverlay *toast_overlay;
@@ -84,7 +84,7 @@ sr_panel_window_show_view (SrPanelWindow *self,
   gtk_widget_set_visible (child, TRUE);
   adw_leaflet_set_visible_child (self->leaflet, child);
   if (child == GTK_WIDGET (self->apps_page))
-    sr_apps_page_focus_search (self->apps_page);
+    sr_apps_page_shown (self->apps_page);
   on_leaflet_transition_cb (self);
 }
 
@@ -140,47 +140,11 @@ turn_on_action (GtkWidget  *widget,
   sr_settings_page_turn_on (SR_PANEL_WINDOW (widget)->settings_page);
 }
 
-/* -- Showing the window when there is something to show --------------------- */
-
-/* How long the window waits for policyd's first answers before it shows
- * its loading state instead. They normally take a few milliseconds once
- * the window is built: a spinner flashed for that long says nothing, and
- * a second frame costs the time the first one took. */
-#define PRESENT_DELAY_MS 300
-
-static void
-present_now (SrPanelWindow *self)
-{
-  if (self->present_timeout_id == 0)
-    return;
-  g_clear_handle_id (&self->present_timeout_id, g_source_remove);
-  gtk_window_present (GTK_WINDOW (self));
-}
-
-static gboolean
-on_present_timeout_cb (gpointer user_data)
-{
-  SrPanelWindow *self = user_data;
-
-  self->present_timeout_id = 0;
-  gtk_window_present (GTK_WINDOW (self));
-  return G_SOURCE_REMOVE;
-}
-
-/* Shows the window as soon as it can say what is true: the settings and
- * the filled list, or that policyd cannot be reached; at the latest after
- * PRESENT_DELAY_MS, with its loading state. */
+/* Shows the window as soon as it can say what is true (sr-first-show.c). */
 void
 sr_panel_window_present_when_ready (SrPanelWindow *self)
 {
-  if (gtk_widget_get_visible (GTK_WIDGET (self)) || sr_app_list_get_ready (self->apps) ||
-      sr_client_get_missing (self->client) || sr_client_get_distrust (self->client) != NULL)
-    {
-      gtk_window_present (GTK_WINDOW (self));
-      return;
-    }
-  if (self->present_timeout_id == 0)
-    self->present_timeout_id = g_timeout_add (PRESENT_DELAY_MS, on_present_timeout_cb, self);
+  sr_first_show_when_ready (self->first_show);
 }
 
 /* -- policyd coming and going ------------------------------------------------ */
@@ -199,7 +163,7 @@ on_client_changed_cb (SrPanelWindow *self)
       /* Until the bus has answered, the window is still loading. */
       if (!sr_client_get_missing (self->client) && !distrust)
         return;
-      present_now (self);
+      sr_first_show_now (self->first_show);
       sr_stack_show_only (self->status_stack, distrust ? "untrusted" : "missing");
       sr_stack_show_only (self->main_stack, "status");
       gtk_revealer_set_reveal_child (self->lock_banner, FALSE);
@@ -244,40 +208,6 @@ retry_action (GtkWidget  *widget,
                            g_object_ref (self));
 }
 
-/* For benchmarks (G_MESSAGES_DEBUG=sr-panel): the first frame that shows
- * the settings and the filled app list, on the monotonic clock. */
-static void
-on_after_paint_cb (GdkFrameClock *clock,
-                   SrPanelWindow *self)
-{
-  g_debug ("first-frame-monotonic-usec=%" G_GINT64_FORMAT, g_get_monotonic_time ());
-  g_clear_signal_handler (&self->after_paint_id, clock);
-  self->first_frame_seen = TRUE;
-}
-
-/* Once the list is ready and the window has a frame clock, whichever
- * comes last. */
-static void
-watch_first_filled_frame (SrPanelWindow *self)
-{
-  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
-
-  if (clock == NULL || self->after_paint_id != 0 || self->first_frame_seen ||
-      !sr_app_list_get_ready (self->apps))
-    return;
-  self->after_paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-static void
-on_apps_ready_cb (SrPanelWindow *self)
-{
-  if (!sr_app_list_get_ready (self->apps))
-    return;
-  present_now (self);
-  watch_first_filled_frame (self);
-}
-
 /* -- The window ----------------------------------------------------------------- */
 
 static void
@@ -286,9 +216,7 @@ sr_panel_window_dispose (GObject *object)
   SrPanelWindow *self = SR_PANEL_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->present_timeout_id, g_source_remove);
-  if (self->after_paint_id != 0)
-    g_clear_signal_handler (&self->after_paint_id, gtk_widget_get_frame_clock (GTK_WIDGET (self)));
+  g_clear_pointer (&self->first_show, sr_first_show_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_PANEL_WINDOW);
   g_clear_object (&self->apps);
   g_clear_object (&self->client);
@@ -357,7 +285,6 @@ sr_panel_window_init (SrPanelWindow *self)
   sr_stack_show_only (self->main_stack, "status");
   self->cancellable = g_cancellable_new ();
   g_signal_connect (self, "notify::is-active", G_CALLBACK (on_is_active_changed_cb), NULL);
-  g_signal_connect (self, "realize", G_CALLBACK (watch_first_filled_frame), NULL);
 }
 
 /* @client and @apps are the application's: they were asked for what they
@@ -373,8 +300,7 @@ sr_panel_window_new (AdwApplication *application,
   self->apps = g_object_ref (apps);
   g_signal_connect_object (client, "changed", G_CALLBACK (on_client_changed_cb),
                            self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (apps, "notify::ready", G_CALLBACK (on_apps_ready_cb),
-                           self, G_CONNECT_SWAPPED);
+  self->first_show = sr_first_show_new (GTK_WINDOW (self), client, apps);
   sr_settings_page_set_context (self->settings_page, client, apps);
   sr_apps_page_set_context (self->apps_page, client, apps);
   on_client_changed_cb (self);

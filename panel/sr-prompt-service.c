@@ -8,7 +8,7 @@
  *     Shows "Restore Apps From Your Last Session?" with @apps (app id,
  *     and "windows" (u) if known) and replies once the user has answered:
  *     @restore false for Don't Restore (or the window closed),
- *     @declined_apps the apps unticked, @remember whether the user asked
+ *     @declined_apps the apps unchecked, @remember whether the user asked
  *     to remember (the prompt then sets login-restore to "always" or
  *     "never" through policyd itself, after replying). A reply can take
  *     minutes: call it without a timeout. One Ask at a time: another

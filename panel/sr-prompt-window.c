@@ -2,7 +2,7 @@
  *
  * A normal window (an AdwMessageDialog without a parent, so it needs no
  * shell): one row per app, with its icon, name and window count and a
- * check box, ticked; "Remember my choice"; Don't Restore and Restore.
+ * check box, checked; "Remember my choice"; Don't Restore and Restore.
  * Escape and closing the window are Don't Restore. Keyboard: Tab moves
  * through the boxes and the buttons, Space toggles, Enter restores.
  *
@@ -80,7 +80,7 @@ on_destroy_cb (GtkWidget *window,
   prompt->answered (FALSE, none, FALSE, prompt->user_data);
 }
 
-/* Restore makes sense only with something ticked. */
+/* Restore makes sense only with something checked. */
 static void
 on_toggled_cb (GtkCheckButton *check,
                GtkWindow      *window)
@@ -162,7 +162,7 @@ sr_prompt_window_new (GtkApplication   *app,
   gtk_window_set_icon_name (GTK_WINDOW (dialog), APP_ID);
   adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog),
                                n > 0 ? _("These apps were open when you last logged out. "
-                                         "Untick those you do not want back.")
+                                         "Uncheck those you do not want back.")
                                      : _("Apps that were open when you last logged out can "
                                          "be opened again."));
 

@@ -9,7 +9,7 @@
 G_BEGIN_DECLS
 
 /* Called once, when the user has answered or the window went away (that
- * is Don't Restore): @declined lists the apps the user unticked. */
+ * is Don't Restore): @declined lists the apps the user unchecked. */
 typedef void (*SrPromptAnswered) (gboolean            restore,
                                   const char * const *declined,
                                   gboolean            remember,

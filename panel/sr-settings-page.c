@@ -18,6 +18,7 @@
 #include "sr-clear-dialog.h"
 #include "sr-format.h"
 #include "sr-lock-icon.h"
+#include "sr-retention.h"
 #include "sr-settings-page.h"
 #include "sr-toast.h"
 
@@ -181,30 +182,51 @@ sync_settings (SrSettingsPage *self)
   self->updating = FALSE;
 }
 
+typedef struct {
+  SrSettingsPage *self;   /* (owned) */
+  char *failed;           /* (owned) the toast's subject on a failure */
+} SetRequest;
+
+static void
+set_request_free (SetRequest *request)
+{
+  g_object_unref (request->self);
+  g_free (request->failed);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SetRequest, set_request_free)
+
 static void
 on_setting_set_cb (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(SrSettingsPage) self = user_data;
+  g_autoptr(SetRequest) request = user_data;
   g_autoptr(GError) error = NULL;
 
   if (!sr_policy_client_set_setting_finish (SR_POLICY_CLIENT (source), result, &error))
     {
-      sr_toast_report_error (GTK_WIDGET (self), error);
+      sr_toast_report_error (GTK_WIDGET (request->self), request->failed, error);
       /* Put the controls back to what is in force. */
-      sync_settings (self);
+      sync_settings (request->self);
     }
 }
 
+/* @failed: what a toast says if it fails ("Could not change …"). */
 static void
 set_setting (SrSettingsPage *self,
              const char     *key,
-             GVariant       *value)
+             GVariant       *value,
+             const char     *failed)
 {
+  SetRequest *request = g_new0 (SetRequest, 1);
+
+  request->self = g_object_ref (self);
+  request->failed = g_strdup (failed);
   sr_policy_client_set_setting_async (sr_client_peek_policy (self->client), key, value,
                                       SR_CALL_FLAGS_ALLOW_INTERACTION, NULL,
-                                      on_setting_set_cb, g_object_ref (self));
+                                      on_setting_set_cb, request);
 }
 
 static void
@@ -240,8 +262,12 @@ on_setting_switch_state_set_cb (SrSettingsPage *self,
 {
   if (self->updating || self->client == NULL)
     return FALSE;
-  set_setting (self, sw == self->crash_switch ? "restore-after-crash" : "restore-on-launch",
-               g_variant_new_boolean (state));
+  if (sw == self->crash_switch)
+    set_setting (self, "restore-after-crash", g_variant_new_boolean (state),
+                 _("Could not change Restore After a Crash"));
+  else
+    set_setting (self, "restore-on-launch", g_variant_new_boolean (state),
+                 _("Could not change Restore on a Normal Launch"));
   return TRUE;
 }
 
@@ -253,7 +279,8 @@ on_login_row_selected_cb (SrSettingsPage *self)
   update_login_subtitle (self);
   if (self->updating || self->client == NULL || selected >= G_N_ELEMENTS (login_nicks))
     return;
-  set_setting (self, "login-restore", g_variant_new_string (login_nicks[selected]));
+  set_setting (self, "login-restore", g_variant_new_string (login_nicks[selected]),
+               _("Could not change Reopen Apps at Login"));
 }
 
 static void
@@ -263,15 +290,16 @@ on_keep_row_selected_cb (SrSettingsPage *self)
 
   if (self->updating || self->client == NULL || selected == GTK_INVALID_LIST_POSITION)
     return;
-  set_setting (self, "max-age-days",
-               g_variant_new_int32 (selected < G_N_ELEMENTS (keep_days) ? keep_days[selected]
-                                                                         : self->keep_extra));
+  /* Shortening it may clear saved sessions: that asks first. */
+  sr_retention_set (GTK_WIDGET (self), self->client, self->apps,
+                    selected < G_N_ELEMENTS (keep_days) ? keep_days[selected] : self->keep_extra);
 }
 
 void
 sr_settings_page_turn_on (SrSettingsPage *self)
 {
-  set_setting (self, "enabled", g_variant_new_boolean (TRUE));
+  set_setting (self, "enabled", g_variant_new_boolean (TRUE),
+               _("Could not turn on Save and Restore Apps"));
 }
 
 /* -- The page ---------------------------------------------------------------------- */

@@ -43,18 +43,23 @@ sr_toast_show (GtkWidget  *widget,
   adw_toast_overlay_add_toast (overlay, toast);
 }
 
-/* A short toast; what the service said goes behind "Details", for the
- * faults a person may need to report. */
+/* A short toast that names what failed (@failed: "Could not turn off
+ * Files") and why, in the panel's words; what the service said goes
+ * behind "Details", for the faults a person may need to report. */
 void
 sr_toast_report_error (GtkWidget    *widget,
+                       const char   *failed,
                        const GError *error)
 {
   AdwToastOverlay *overlay = overlay_of (widget);
-  g_autofree char *text = sr_client_describe_error (error);
+  g_autofree char *why = sr_client_describe_error (error);
+  g_autofree char *text = NULL;
   AdwToast *toast;
 
-  if (text == NULL || overlay == NULL)
+  if (why == NULL || overlay == NULL)
     return;
+  /* Translators: what failed ("Could not turn off Files"), then why ("not allowed") */
+  text = g_strdup_printf (_("%s: %s"), failed, why);
   g_message ("%s (%s)", text, error->message);
   toast = adw_toast_new (text);
   adw_toast_set_timeout (toast, 5);

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 void sr_toast_show         (GtkWidget    *widget,
                             const char   *text);
 void sr_toast_report_error (GtkWidget    *widget,
+                            const char   *failed,
                             const GError *error);
 
 G_END_DECLS

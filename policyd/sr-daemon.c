@@ -38,6 +38,7 @@
 #include "sr-store-dropin.h"
 #include "sr-stored-state.h"
 #include "sr-store-worker.h"
+#include "sr-tell.h"
 
 struct _SrDaemon {
   SrSettings *settings;          /* (owned) */
@@ -170,6 +171,29 @@ run_check_restore (gpointer               owner,
   note_consumer (self, caller, ctx.now);
 }
 
+/* The panel shows which apps the guard holds back: it hears when that
+ * changes, rather than finding out at its next listing. */
+static void
+tell_crash_guard_changed (SrDaemon   *self,
+                          const char *app_id)
+{
+  const char *apps[] = { app_id, NULL };
+
+  if (self->callers != NULL)
+    sr_tell_callers (self->callers, self->bus, "CrashGuardChanged", apps);
+}
+
+static gboolean
+in_crash_loop (SrDaemon   *self,
+               const char *app_id,
+               gint64      now)
+{
+  const SrPolicy *policy = sr_settings_get_policy (self->settings);
+
+  return sr_crash_guard_in_loop (self->crash_guard, app_id, now, policy->crash_loop_threshold,
+                                 policy->crash_loop_window);
+}
+
 static void
 run_note_exit (gpointer               owner,
                SrCaller              *caller,
@@ -181,9 +205,10 @@ run_note_exit (gpointer               owner,
   g_autoptr(GError) error = NULL;
   gint64 now = g_get_real_time ();
   const char *app_id;
-  gboolean voluntary;
+  gboolean voluntary, was_held;
 
   g_variant_get (params, "(&sb)", &app_id, &voluntary);
+  was_held = in_crash_loop (self, app_id, now);
 
   /* The guard has counted the exit in memory either way, and the rules
    * use it; but counters that did not reach the disk are lost at the next
@@ -200,6 +225,8 @@ run_note_exit (gpointer               owner,
       return;
     }
   g_dbus_method_invocation_return_value (invocation, NULL);
+  if (in_crash_loop (self, app_id, now) != was_held)
+    tell_crash_guard_changed (self, app_id);
 }
 
 static void
@@ -211,13 +238,17 @@ run_reset_crash_guard (gpointer               owner,
   SrDaemon *self = owner;
   g_autoptr(GError) error = NULL;
   const char *app_id;
+  gboolean was_held;
 
   g_variant_get (params, "(&s)", &app_id);
+  was_held = in_crash_loop (self, app_id, g_get_real_time ());
   if (!sr_crash_guard_reset (self->crash_guard, app_id, &error))
     g_dbus_method_invocation_return_error (invocation, SR_ERROR, SR_ERROR_FAILED,
                                            "Could not save crash counters: %s", error->message);
   else
     g_dbus_method_invocation_return_value (invocation, NULL);
+  if (was_held)
+    tell_crash_guard_changed (self, app_id);
 }
 
 static void

@@ -9,13 +9,8 @@
  * next start. Clearing everything also removes the temporary files that
  * interrupted writes of policyd's own state left (sr-state-file.c).
  *
- * StoredStateCleared is not broadcast: every connection on the bus could
- * read a broadcast, and the list names apps, which a sandboxed app may not
- * learn. It goes to each connection that has called policyd: a host
- * caller gets the list, a sandboxed one only its own app (or the empty
- * list, "everything", when everything was cleared), and only when its app
- * is among them. Consumers call policyd anyway (CheckSave, CheckRestore,
- * NoteExit), which is what makes them known.
+ * StoredStateCleared is not broadcast, and a sandboxed caller hears only
+ * of its own app (sr-tell.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,48 +18,10 @@
 
 #include "config.h"
 
-#include "sr-bus.h"
 #include "sr-clear.h"
 #include "sr-error.h"
 #include "sr-state-file.h"
-
-static void
-send_cleared (GDBusConnection    *bus,
-              const char         *destination,
-              const char * const *apps,
-              gssize              n_apps)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!g_dbus_connection_emit_signal (bus, destination, SR_OBJECT_PATH, SR_INTERFACE_NAME,
-                                      "StoredStateCleared",
-                                      g_variant_new ("(@as)", g_variant_new_strv (apps, n_apps)),
-                                      &error))
-    g_debug ("Could not tell %s of the clear: %s", destination, error->message);
-}
-
-static void
-announce (const SrClearTargets *targets,
-          const char * const   *apps,
-          gboolean              all)
-{
-  g_autoptr(GPtrArray) callers = sr_caller_cache_dup_all (targets->callers);
-
-  for (guint i = 0; i < callers->len; i++)
-    {
-      const SrCaller *caller = callers->pdata[i];
-
-      if (caller->kind == SR_CALLER_HOST)
-        send_cleared (targets->bus, caller->sender, all ? NULL : apps, all ? 0 : -1);
-      else if (all)
-        send_cleared (targets->bus, caller->sender, NULL, 0);
-      else if (g_strv_contains (apps, caller->app_id))
-        {
-          const char *own[] = { caller->app_id, NULL };
-          send_cleared (targets->bus, caller->sender, own, -1);
-        }
-    }
-}
+#include "sr-tell.h"
 
 typedef struct {
   SrPendingClears *pending;   /* (unowned): outlives the store worker's jobs */
@@ -129,7 +86,7 @@ sr_clear_state (const SrClearTargets  *targets,
   if (all)
     sr_state_file_remove_leftovers ();
   if (targets->bus != NULL && targets->callers != NULL)
-    announce (targets, apps, all);
+    sr_tell_callers (targets->callers, targets->bus, "StoredStateCleared", all ? NULL : apps);
 
   removal->pending = targets->pending_clears;
   removal->callback = callback;

@@ -1,6 +1,7 @@
-"""What a sandboxed app hears from policyd: its own app's clear, and
-nothing that names other apps (StoredStateCleared is sent to each caller,
-not broadcast; app lists in PropertiesChanged are only invalidated)."""
+"""What a sandboxed app hears from policyd: its own app's clear and crash
+loop, and nothing that names other apps (StoredStateCleared and
+CrashGuardChanged are sent to each caller, not broadcast; app lists in
+PropertiesChanged are only invalidated)."""
 import json
 import os
 import subprocess
@@ -90,3 +91,35 @@ class SandboxSignalsTest(PolicydTestCase):
         self.s.clear([OTHER, APP])
         self.s.wait_until(lambda: received, what='StoredStateCleared')
         self.assertEqual(sorted(received[0]), sorted([OTHER, APP]))
+
+    def crash(self, app, times=3):
+        for _ in range(times):
+            self.s.call('NoteExit', 'sb', app, False)
+
+    def test_hears_only_its_own_crash_loop(self):
+        listener = self.listen()
+        self.crash(OTHER)
+        self.crash(APP)
+        heard = self.heard(listener)
+        self.assertNotIn(OTHER, json.dumps(heard))
+        self.assertEqual([s[2] for s in heard if s[1] == 'CrashGuardChanged'], [[[APP]]])
+
+    def test_host_callers_hear_the_crash_guard_change(self):
+        received = []
+        self.s.bus.signal_subscribe(BUS_NAME, IFACE, 'CrashGuardChanged', OBJECT_PATH, None,
+                                    0, lambda *a: received.append(a[5].unpack()[0]), None)
+        # Below the threshold (3): nothing changed, nothing said. A round
+        # trip after it: a signal sent would have come first.
+        self.crash(OTHER, times=2)
+        self.s.round_trip()
+        self.assertEqual(received, [])
+        self.crash(OTHER, times=1)
+        self.s.wait_until(lambda: received, what='CrashGuardChanged')
+        self.assertEqual(received, [[OTHER]])
+        # A further crash keeps it held: nothing new to say.
+        self.crash(OTHER, times=1)
+        self.s.round_trip()
+        self.assertEqual(received, [[OTHER]])
+        self.s.call('ResetCrashGuard', 's', OTHER)
+        self.s.wait_until(lambda: len(received) == 2, what='CrashGuardChanged on the reset')
+        self.assertEqual(received, [[OTHER], [OTHER]])

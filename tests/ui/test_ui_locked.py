@@ -1,7 +1,8 @@
 """The panel under an administrator's lockdown: locked settings are shown,
 insensitive, with a lock and the words "Set by your administrator", and a
 notice at the top says so; an admin-excluded app is shown off and locked.
-A locked excluded-apps locks the apps' switches, not search or clearing."""
+A locked excluded-apps locks the apps' switches, not search or clearing,
+and is said once for the list."""
 import os
 
 from uitest import Atspi, PanelTestCase, write_state_file
@@ -50,7 +51,11 @@ class LockedPanelTest(PanelTestCase):
         self.assertFalse(self.has_state(switch, Atspi.StateType.CHECKED))
         self.assertFalse(self.has_state(switch, Atspi.StateType.SENSITIVE))
         self.assertIn('Turned off by your administrator', self.row_text('Terminal'))
-        self.find('label', 'Set by your administrator')
+        # excluded-apps is locked: said once, above the list, not on every row.
+        self.find('label', 'Your administrator decides which apps are saved and restored')
+        self.assertTrue(self.find_all('check box', 'Save and restore Files'))
+        self.assertEqual(self.find_all('label', 'Set by your administrator'), [])
+        self.screenshot('locked-apps')
         self.show_view('Settings')
 
     def test_locked_exclusions_leave_search_and_clearing(self):
