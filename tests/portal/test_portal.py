@@ -168,10 +168,10 @@ class TestSessionObject(PortalTestCase):
         self.assertEqual((b.reason, b.instance_id), (RECOVER, reply['instance-id']))
 
     def test_register_and_close_in_quick_succession(self):
-        # Close2 is answered on GDBus's worker thread, while the main thread
-        # may still be writing the record after Register: the close must
-        # not touch the sessions from there. Memcheck (or, in a sanitizer
-        # build, ASan) sees it when it does.
+        # Register and Close2 are handled on GDBus's worker thread, while the
+        # main loop may be taking a snapshot of the record after Register:
+        # they must take turns (SrPortal.lock). Memcheck (or, in a sanitizer
+        # build, ASan) sees it when they do not.
         log = os.path.join(self.s.root, 'memcheck.log')
         if os.environ.get('SR_SANITIZED') != '1':
             self.stop(self.backend)
