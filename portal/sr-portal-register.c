@@ -148,7 +148,7 @@ checked (GObject      *source,
 {
   RegisterCall *call = user_data;
   SrPortal *self = call->self;
-  g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   g_autofree char *why = NULL;
   gboolean allowed = sr_portal_policy_check_finish (self->policy, result, &why);
 
@@ -246,7 +246,7 @@ handle_register (SrImplSaveRestore     *skeleton,
                  gpointer               user_data)
 {
   SrPortal *self = user_data;
-  g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session;
   RegisterCall *call;
   gboolean closed_before, interactive = FALSE;
@@ -335,7 +335,7 @@ handle_discarded (SrImplSaveRestore     *skeleton,
                   gpointer               user_data)
 {
   SrPortal *self = user_data;
-  g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session = confirming_session (self, invocation, handle);
   SrApp *app = session != NULL ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
   gboolean changed = FALSE;
@@ -364,7 +364,7 @@ handle_save_hint_response (SrImplSaveRestore     *skeleton,
                            gpointer               user_data)
 {
   SrPortal *self = user_data;
-  g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session = confirming_session (self, invocation, handle);
 
   sr_impl_save_restore_complete_save_hint_response (skeleton, invocation);

@@ -206,7 +206,7 @@ method_call (GDBusConnection       *connection,
              gpointer               user_data)
 {
   SrPortal *self = user_data;
-  g_autoptr(GRecMutexLocker) locker = NULL;
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = NULL;
   SrCloseKind kind = SR_CLOSE_UNKNOWN;
 
   if (!g_str_equal (method, "Close2") && !g_str_equal (method, "Close"))
@@ -326,7 +326,7 @@ filter (GDBusConnection *connection,
   g_mutex_unlock (&self->subtree_lock);
   if (incoming && sr_portal_policy_looks_cleared (message))
     {
-      g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new (&self->lock);
+      g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
       g_auto(GStrv) app_ids = self->closing ? NULL : sr_portal_policy_cleared_apps (self->policy,
                                                                                     message);
       if (app_ids != NULL)
