@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <malloc.h>
 #include <stdlib.h>
 
 #include <glib-unix.h>
@@ -284,6 +285,11 @@ main (int    argc,
     { NULL }
   };
 
+  /* One malloc arena for every thread: a backend that idles most of the
+   * time is better off without glibc's arena per thread (GDBus's worker,
+   * which answers Register, the record's writer, GLib's own), each
+   * keeping pages of its own. */
+  mallopt (M_ARENA_MAX, 1);
   setlocale (LC_ALL, "");
   g_option_context_set_summary (context,
                                 "The save/restore portal backend of Session Restore "
