@@ -996,8 +996,17 @@ sr_policy_client_init (SrPolicyClient *self)
  * %SR_ERROR_NOT_ALLOWED, and one from a program that no longer owns the
  * name, or from a service that went, with %SR_ERROR_UNAVAILABLE. What such
  * a call carries may reach a program that turns out not to be trusted:
- * pipeline only calls whose arguments are no secret. Make the calls in the
- * thread-default main context the client is initialized in.
+ * pipeline only calls whose arguments are no secret, such as
+ * sr_policy_client_list_stored_state_async(). Never pipeline a call that
+ * names an app (a check, sr_policy_client_note_exit_async(), an exclusion,
+ * a clear of some apps): a sandboxed program squatting the name would
+ * learn which apps the user runs, although its answer is refused. A
+ * consumer whose calls all name apps (a compositor, a portal backend)
+ * makes its client with sr_policy_client_new_for_bus_async() or
+ * sr_policy_client_new_for_bus_sync() instead, and calls once it is
+ * ready. Without the flag, a client made with this function fails every
+ * call until it is initialized. Make the calls in the thread-default main
+ * context the client is initialized in.
  *
  * Returns: (transfer full): the client, not initialized
  */

@@ -32,8 +32,9 @@ G_DECLARE_FINAL_TYPE (SrPolicyClient, sr_policy_client, SR, POLICY_CLIENT, GObje
  *   owner of the service's name is not identified yet
  *   (#SR_SERVICE_STATE_UNKNOWN, as before the client's initialization
  *   finished) are sent at once rather than failing; their answers are held
- *   until the owner is verified, and taken only if that owner sent them
- *   (see sr_policy_client_new())
+ *   until the owner is verified, and taken only if that owner sent them;
+ *   but they reach whoever owns the name before it is verified, so never
+ *   pipeline a call that names an app (see sr_policy_client_new())
  */
 typedef enum /*< flags >*/ {
   SR_POLICY_CLIENT_FLAGS_NONE = 0,

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <malloc.h>
 #include <stdlib.h>
 
 #include <glib-unix.h>
@@ -22,18 +23,42 @@
 #include "sr-portal.h"
 #include "sr-portal-control.h"
 
+/* The lock of the one SrPortal: held by the main thread but while it
+ * polls (sr-portal.h). A GPollFunc has no user data. */
+static GRecMutex *main_lock;
+
+static int
+poll_unlocked (GPollFD *fds,
+               guint    n_fds,
+               int      timeout)
+{
+  int ready;
+
+  g_rec_mutex_unlock (main_lock);
+  ready = g_poll (fds, n_fds, timeout);
+  g_rec_mutex_lock (main_lock);
+  return ready;
+}
+
+/* For what the main loop does that may wait for GDBus's worker thread;
+ * called from the main loop, which holds the lock once. */
+void
+sr_portal_unlocked_begin (SrPortal *self)
+{
+  g_rec_mutex_unlock (&self->lock);
+}
+
+void
+sr_portal_unlocked_end (SrPortal *self)
+{
+  g_rec_mutex_lock (&self->lock);
+}
+
 typedef struct {
   SrPortal *portal;             /* (unowned) */
   SrPortalDBusPortal *control;  /* (owned) */
   int status;
 } Backend;
-
-static void
-forget_cleared (const char * const *app_ids,
-                gpointer            user_data)
-{
-  sr_portal_record_forget (user_data, app_ids);
-}
 
 static void
 control_done (GObject      *source,
@@ -129,7 +154,9 @@ run_backend (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autofree char *record_name = NULL;
-  SrPortal portal = { 0 };
+  /* Static: a reply to a Register may still reach the worker thread
+   * after this returns, and take the lock to find it closing. */
+  static SrPortal portal;
   Backend backend = { &portal, NULL, EXIT_SUCCESS };
   guint owner_id;
 
@@ -152,12 +179,18 @@ run_backend (void)
   g_mutex_init (&portal.subtree_lock);
   sr_portal_record_load (&portal);
 
-  portal.policy = sr_portal_policy_new (portal.bus, forget_cleared, &portal, &error);
+  /* Blocking round trips: before anything of ours can be dispatched on
+   * the worker thread, and so before the lock is taken. */
+  portal.policy = sr_portal_policy_new (portal.bus, &error);
   if (portal.policy == NULL)
     {
       g_printerr ("session-restore-portal: %s\n", error->message);
       return EXIT_FAILURE;
     }
+  g_rec_mutex_init (&portal.lock);
+  g_rec_mutex_lock (&portal.lock);
+  main_lock = &portal.lock;
+  g_main_context_set_poll_func (NULL, poll_unlocked);
 
   portal.skeleton = sr_impl_save_restore_skeleton_new ();
   sr_impl_save_restore_set_version (portal.skeleton, 1);
@@ -167,8 +200,6 @@ run_backend (void)
   g_signal_connect (backend.control, "handle-login", G_CALLBACK (handle_login), &portal);
   g_signal_connect (backend.control, "handle-sync", G_CALLBACK (handle_sync), &portal);
   if (!sr_portal_sessions_export (&portal, &error) ||
-      !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (portal.skeleton), portal.bus,
-                                         SR_PORTAL_OBJECT_PATH, &error) ||
       !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (backend.control), portal.bus,
                                          SR_PORTAL_CONTROL_PATH, &error))
     {
@@ -188,8 +219,13 @@ run_backend (void)
   sr_portal_unwatch_logind (&portal);
   sr_portal_sessions_unexport (&portal);
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
-  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (portal.skeleton));
+  /* A handler on the worker thread may be waiting for the lock: it finds
+   * the backend closing, and once the worker thread has flushed what was
+   * sent, none runs any more. */
+  portal.closing = TRUE;
+  g_rec_mutex_unlock (&portal.lock);
   g_dbus_connection_flush_sync (portal.bus, NULL, NULL);
+  g_rec_mutex_lock (&portal.lock);
   sr_portal_record_flush_sync (&portal);
   g_clear_pointer (&portal.writer, sr_record_writer_free);
   g_clear_object (&backend.control);
@@ -209,6 +245,7 @@ run_backend (void)
   g_free (portal.record_path);
   g_clear_object (&portal.system_bus);
   g_clear_object (&portal.bus);
+  g_rec_mutex_unlock (&portal.lock);
   return backend.status;
 }
 
@@ -248,6 +285,11 @@ main (int    argc,
     { NULL }
   };
 
+  /* One malloc arena for every thread: a backend that idles most of the
+   * time is better off without glibc's arena per thread (GDBus's worker,
+   * which answers Register, the record's writer, GLib's own), each
+   * keeping pages of its own. */
+  mallopt (M_ARENA_MAX, 1);
   setlocale (LC_ALL, "");
   g_option_context_set_summary (context,
                                 "The save/restore portal backend of Session Restore "

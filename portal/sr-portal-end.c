@@ -32,7 +32,11 @@ save_hint_all (SrPortal *self)
     {
       if (!session->answered || session->closed || session->instance_id == NULL)
         continue;
-      sr_impl_save_restore_emit_save_hint (self->skeleton, session->handle);
+      /* The object is registered from the worker thread, not exported
+       * with the skeleton, whose emit would go nowhere. */
+      g_dbus_connection_emit_signal (self->bus, NULL, SR_PORTAL_OBJECT_PATH,
+                                     "org.freedesktop.impl.portal.SaveRestore", "SaveHint",
+                                     g_variant_new ("(o)", session->handle), NULL);
       session->save_hint_sent = TRUE;
       sent++;
     }

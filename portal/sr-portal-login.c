@@ -59,6 +59,21 @@ launch (const char *app_id)
   return TRUE;
 }
 
+/* Without SrPortal.lock: spawning, or GIO's D-Bus activation of the app,
+ * may wait for GDBus's worker thread, which may be waiting for the lock
+ * (sr-portal.h). */
+static gboolean
+relaunch (SrPortal   *self,
+          const char *app_id)
+{
+  gboolean launched;
+
+  sr_portal_unlocked_begin (self);
+  launched = launch (app_id);
+  sr_portal_unlocked_end (self);
+  return launched;
+}
+
 static void
 apply (SrPortal   *self,
        Login      *login,
@@ -82,8 +97,22 @@ apply (SrPortal   *self,
       instance->at_session_end = FALSE;
       if (allowed)
         {
-          instance->reopened = launch (app_id);
-          login->launched += instance->reopened;
+          g_autofree char *id = g_strdup (instance->id);
+          gboolean launched;
+
+          /* Marked first: the app may register before launch() returns. */
+          instance->reopened = TRUE;
+          launched = relaunch (self, app_id);
+          login->launched += launched;
+          /* Register may have taken it, or a clear removed it, meanwhile. */
+          app = g_hash_table_lookup (self->apps, app_id);
+          instance = app != NULL ? sr_portal_app_find_instance (app, id) : NULL;
+          if (instance != NULL && !launched)
+            instance->reopened = FALSE;
+          if (app == NULL)
+            return;
+          i = 0;   /* the list may have changed: the done ones are skipped */
+          continue;
         }
       else if (why_discards (why))
         {

@@ -10,28 +10,16 @@
 
 #include "sr-portal-policy.h"
 
+#define POLICY_PATH "/org/gnome/SessionRestore/Policy"
+#define POLICY_INTERFACE "org.gnome.SessionRestore.Policy"
+
 struct _SrPortalPolicy {
   SrPolicyClient *client;        /* (owned) */
-  SrPortalClearedFunc cleared;
-  gpointer cleared_data;
-  gulong cleared_id;
 };
 
-static void
-on_cleared (SrPolicyClient     *client,
-            const char * const *app_ids,
-            gpointer            user_data)
-{
-  SrPortalPolicy *self = user_data;
-
-  self->cleared (app_ids, self->cleared_data);
-}
-
 SrPortalPolicy *
-sr_portal_policy_new (GDBusConnection      *bus,
-                      SrPortalClearedFunc   cleared,
-                      gpointer              user_data,
-                      GError              **error)
+sr_portal_policy_new (GDBusConnection  *bus,
+                      GError          **error)
 {
   g_autoptr(SrPolicyClient) client = sr_policy_client_new_for_bus_sync (bus, SR_POLICY_CLIENT_FLAGS_NONE,
                                                                         NULL, error);
@@ -41,41 +29,82 @@ sr_portal_policy_new (GDBusConnection      *bus,
     return NULL;
   self = g_new0 (SrPortalPolicy, 1);
   self->client = g_steal_pointer (&client);
-  self->cleared = cleared;
-  self->cleared_data = user_data;
-  self->cleared_id = g_signal_connect (self->client, "stored-state-cleared",
-                                       G_CALLBACK (on_cleared), self);
   return self;
 }
 
 void
 sr_portal_policy_free (SrPortalPolicy *self)
 {
-  g_clear_signal_handler (&self->cleared_id, self->client);
   g_clear_object (&self->client);
   g_free (self);
 }
 
+/* StoredStateCleared is taken as GDBus's worker thread reads it (the
+ * filter, sr-portal-session.c), not from SrPolicyClient's signal, which
+ * comes later in the main loop: a reply to Register read after the signal
+ * is then handled after the clear, as policyd sent them. */
+gboolean
+sr_portal_policy_looks_cleared (GDBusMessage *message)
+{
+  return g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_SIGNAL &&
+         g_strcmp0 (g_dbus_message_get_member (message), "StoredStateCleared") == 0 &&
+         g_strcmp0 (g_dbus_message_get_interface (message), POLICY_INTERFACE) == 0 &&
+         g_strcmp0 (g_dbus_message_get_path (message), POLICY_PATH) == 0;
+}
+
+/* With SrPortal.lock held, so that the client's idea of the owner holds
+ * still (it changes in the main loop). Believed only from policyd, as the
+ * client believes it. */
+char **
+sr_portal_policy_cleared_apps (SrPortalPolicy *self,
+                               GDBusMessage   *message)
+{
+  GVariant *body = g_dbus_message_get_body (message);
+  char **app_ids = NULL;
+
+  if (sr_policy_client_get_service_state (self->client) != SR_SERVICE_STATE_RUNNING ||
+      g_strcmp0 (g_dbus_message_get_sender (message),
+                 sr_policy_client_get_service_owner (self->client)) != 0 ||
+      body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(as)")))
+    return NULL;
+  g_variant_get (body, "(^as)", &app_ids);
+  return app_ids;
+}
+
+static gboolean
+return_allowed (gpointer user_data)
+{
+  GTask *task = user_data;
+
+  g_task_return_boolean (task, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "allowed")));
+  return G_SOURCE_REMOVE;
+}
+
+/* Asked from GDBus's worker thread (Register), the answer comes back
+ * there from inside GDBus's delivery of the reply, with the connection's
+ * lock held: a reply sent from there would deadlock. So the answer is
+ * returned from an idle of the asking thread's context, which costs no
+ * hand-over to another thread. */
 static void
 checked (GObject      *source,
          GAsyncResult *result,
          gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
+  GTask *task = user_data;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) idle = g_idle_source_new ();
   SrWhy why = SR_WHY_UNKNOWN;
   SrVerdict verdict = sr_policy_client_check_restore_finish (SR_POLICY_CLIENT (source), result,
                                                              &why, &error);
 
   /* Without an answer nothing is restored: the settings may say no. */
-  if (error != NULL)
-    {
-      g_task_set_task_data (task, g_strdup (error->message), g_free);
-      g_task_return_boolean (task, FALSE);
-      return;
-    }
-  g_task_set_task_data (task, g_strdup (sr_why_to_string (why)), g_free);
-  g_task_return_boolean (task, verdict == SR_VERDICT_ALLOW);
+  g_task_set_task_data (task, g_strdup (error != NULL ? error->message : sr_why_to_string (why)),
+                        g_free);
+  g_object_set_data (G_OBJECT (task), "allowed",
+                     GINT_TO_POINTER (error == NULL && verdict == SR_VERDICT_ALLOW));
+  g_source_set_priority (idle, G_PRIORITY_DEFAULT);
+  g_source_set_callback (idle, return_allowed, task, g_object_unref);
+  g_source_attach (idle, g_task_get_context (task));
 }
 
 void

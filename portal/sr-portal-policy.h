@@ -2,6 +2,9 @@
  *
  * The one place that talks to policyd, through libsessionrestore's
  * SrPolicyClient: the restore check, exits, and the clears it must honour.
+ * The checks and exits may be asked from GDBus's worker thread too, with
+ * SrPortal.lock held (sr-portal.h): the client's state changes only in
+ * the main loop, which holds that lock meanwhile.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -13,13 +16,7 @@ G_BEGIN_DECLS
 
 typedef struct _SrPortalPolicy SrPortalPolicy;
 
-/* Called with the app ids policyd cleared (empty: everything). */
-typedef void (*SrPortalClearedFunc) (const char * const *app_ids,
-                                     gpointer            user_data);
-
 SrPortalPolicy *sr_portal_policy_new          (GDBusConnection     *bus,
-                                               SrPortalClearedFunc  cleared,
-                                               gpointer             user_data,
                                                GError             **error);
 void            sr_portal_policy_free         (SrPortalPolicy      *self);
 
@@ -35,6 +32,11 @@ void            sr_portal_policy_check_async  (SrPortalPolicy      *self,
 gboolean        sr_portal_policy_check_finish (SrPortalPolicy      *self,
                                                GAsyncResult        *result,
                                                char               **out_why);
+/* The app ids policyd cleared (empty: everything), if @message is its
+ * StoredStateCleared; see sr-portal-policy.c. */
+gboolean        sr_portal_policy_looks_cleared (GDBusMessage       *message);
+char          **sr_portal_policy_cleared_apps (SrPortalPolicy      *self,
+                                               GDBusMessage        *message);
 void            sr_portal_policy_note_exit    (SrPortalPolicy      *self,
                                                const char          *app_id,
                                                gboolean             voluntary);

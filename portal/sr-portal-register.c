@@ -14,6 +14,13 @@
  * this backend asked of that very handle, and only from the connection
  * that registered it.
  *
+ * All of it runs on GDBus's worker thread, holding SrPortal.lock
+ * (sr-portal.h): the handlers, and policyd's answer, which comes back to
+ * the thread that asked. Between Register picking an instance and
+ * policyd's answer the main loop may run, and policyd may have cleared
+ * the app meanwhile (StoredStateCleared): then the instance is gone
+ * whatever the answer, and the app gets PRISTINE and a fresh id.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-portal-register"
@@ -120,15 +127,47 @@ deny (SrPortal        *self,
     }
 }
 
+/* policyd cleared the app while it was asked: the instance picked went
+ * with the rest (sr_portal_record_forget() put its id among those to
+ * discard), so the session runs under a fresh id, which it does not keep
+ * in the record either. */
+static void
+forget_cleared_instance (SrPortal        *self,
+                         SrPortalSession *session)
+{
+  SrApp *app = sr_portal_record_app (self, session->app_id);
+
+  g_free (session->instance_id);
+  session->instance_id = sr_portal_new_instance_id (self->desktop, app);
+}
+
 static void
 checked (GObject      *source,
          GAsyncResult *result,
          gpointer      user_data)
 {
   RegisterCall *call = user_data;
+  SrPortal *self = call->self;
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   g_autofree char *why = NULL;
+  gboolean allowed = sr_portal_policy_check_finish (self->policy, result, &why);
 
-  if (sr_portal_policy_check_finish (call->self->policy, result, &why))
+  if (self->closing)
+    {
+      g_dbus_method_invocation_return_error_literal (call->invocation, G_DBUS_ERROR,
+                                                     G_DBUS_ERROR_NO_SERVER,
+                                                     "session-restore-portal is exiting");
+      g_object_unref (call->invocation);
+      g_free (call);
+      return;
+    }
+  if (call->session->cleared)
+    {
+      forget_cleared_instance (self, call->session);
+      finish_register (call, SR_RESTORE_REASON_PRISTINE);
+      return;
+    }
+  if (allowed)
     {
       finish_register (call, call->reason);
       return;
@@ -136,7 +175,7 @@ checked (GObject      *source,
   g_message ("%s: not restoring (%s): %s", call->session->app_id,
              call->reason == SR_RESTORE_REASON_RESTORE ? "restore" :
              call->reason == SR_RESTORE_REASON_RECOVER ? "recover" : "launch", why);
-  deny (call->self, call->session, call->had_state);
+  deny (self, call->session, call->had_state);
   finish_register (call, SR_RESTORE_REASON_PRISTINE);
 }
 
@@ -207,11 +246,19 @@ handle_register (SrImplSaveRestore     *skeleton,
                  gpointer               user_data)
 {
   SrPortal *self = user_data;
-  SrPortalSession *session = g_hash_table_lookup (self->sessions, handle);
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
+  SrPortalSession *session;
   RegisterCall *call;
   gboolean closed_before, interactive = FALSE;
   gint64 saved_at = 0;
 
+  if (self->closing)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
+                                                     "session-restore-portal is exiting");
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  session = g_hash_table_lookup (self->sessions, handle);
   if (!handle_is_valid (handle))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
@@ -262,7 +309,7 @@ confirming_session (SrPortal              *self,
                     GDBusMethodInvocation *invocation,
                     const char            *handle)
 {
-  SrPortalSession *session = g_hash_table_lookup (self->sessions, handle);
+  SrPortalSession *session = self->closing ? NULL : g_hash_table_lookup (self->sessions, handle);
 
   if (session == NULL || session->closed ||
       g_strcmp0 (session->frontend, g_dbus_method_invocation_get_sender (invocation)) != 0)
@@ -288,6 +335,7 @@ handle_discarded (SrImplSaveRestore     *skeleton,
                   gpointer               user_data)
 {
   SrPortal *self = user_data;
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session = confirming_session (self, invocation, handle);
   SrApp *app = session != NULL ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
   gboolean changed = FALSE;
@@ -316,6 +364,7 @@ handle_save_hint_response (SrImplSaveRestore     *skeleton,
                            gpointer               user_data)
 {
   SrPortal *self = user_data;
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session = confirming_session (self, invocation, handle);
 
   sr_impl_save_restore_complete_save_hint_response (skeleton, invocation);

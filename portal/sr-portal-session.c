@@ -18,6 +18,13 @@
  * them), may come before Register has been answered, and leave the path
  * free for a new Register.
  *
+ * The filter also registers the SaveRestore object itself, on the first
+ * message the connection sends or receives (the RequestName of the
+ * backend's name, at the latest), so that Register too is dispatched on
+ * the worker thread (sr-portal-register.c); and it takes policyd's
+ * StoredStateCleared there, in the order policyd sent it and its answers
+ * (sr-portal-policy.c).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-portal-session"
@@ -184,35 +191,10 @@ close_handle (SrPortal    *self,
     }
 }
 
-typedef struct {
-  SrPortal *self;     /* (unowned) */
-  char *handle;       /* (owned) */
-  SrCloseKind kind;
-} CloseLater;
-
-static gboolean
-close_on_main_thread (gpointer user_data)
-{
-  CloseLater *later = user_data;
-
-  close_handle (later->self, later->handle, later->kind);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-close_later_free (gpointer user_data)
-{
-  CloseLater *later = user_data;
-
-  g_free (later->handle);
-  g_free (later);
-}
-
-/* In GDBus's worker thread: the subtrees are registered from the filter,
+/* On GDBus's worker thread: the subtrees are registered from the filter,
  * which runs there, and GDBus dispatches to the context they were
- * registered in. The reply goes at once; the record and the sessions are
- * the main thread's, so the close itself is done there, in the order the
- * calls came. */
+ * registered in. The reply goes first, then the close is recorded, under
+ * SrPortal.lock (sr-portal.h), in the order the calls came. */
 static void
 method_call (GDBusConnection       *connection,
              const char            *sender,
@@ -223,7 +205,9 @@ method_call (GDBusConnection       *connection,
              GDBusMethodInvocation *invocation,
              gpointer               user_data)
 {
-  CloseLater *later;
+  SrPortal *self = user_data;
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = NULL;
+  SrCloseKind kind = SR_CLOSE_UNKNOWN;
 
   if (!g_str_equal (method, "Close2") && !g_str_equal (method, "Close"))
     {
@@ -231,21 +215,18 @@ method_call (GDBusConnection       *connection,
                                              "No method %s", method);
       return;
     }
-  later = g_new0 (CloseLater, 1);
-  later->self = user_data;
-  later->handle = g_strdup (path);
-  later->kind = SR_CLOSE_UNKNOWN;
   if (g_str_equal (method, "Close2"))
     {
       g_autoptr(GVariant) options = g_variant_get_child_value (parameters, 0);
       gboolean voluntary = FALSE;
 
       g_variant_lookup (options, "voluntary", "b", &voluntary);
-      later->kind = voluntary ? SR_CLOSE_VOLUNTARY : SR_CLOSE_INVOLUNTARY;
+      kind = voluntary ? SR_CLOSE_VOLUNTARY : SR_CLOSE_INVOLUNTARY;
     }
   g_dbus_method_invocation_return_value (invocation, NULL);
-  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, close_on_main_thread, later,
-                              close_later_free);
+  locker = g_rec_mutex_locker_new (&self->lock);
+  if (!self->closing)
+    close_handle (self, path, kind);
 }
 
 static GVariant *
@@ -309,6 +290,24 @@ static const GDBusSubtreeVTable subtree_vtable = {
   .dispatch = subtree_dispatch,
 };
 
+/* The SaveRestore object, from the worker thread (the filter): GDBus
+ * dispatches its calls there. Called with subtree_lock held. */
+static void
+register_save_restore (SrPortal        *self,
+                       GDBusConnection *connection)
+{
+  GDBusInterfaceSkeleton *skeleton = G_DBUS_INTERFACE_SKELETON (self->skeleton);
+  g_autoptr(GError) error = NULL;
+
+  self->skeleton_id = g_dbus_connection_register_object (connection, SR_PORTAL_OBJECT_PATH,
+                                                         g_dbus_interface_skeleton_get_info (skeleton),
+                                                         g_dbus_interface_skeleton_get_vtable (skeleton),
+                                                         g_object_ref (skeleton), g_object_unref,
+                                                         &error);
+  if (self->skeleton_id == 0)
+    g_error ("Could not serve %s: %s", SR_PORTAL_OBJECT_PATH, error->message);
+}
+
 /* In GDBus's worker thread, before the message is dispatched; so are the
  * subtrees' calls (method_call). */
 static GDBusMessage *
@@ -321,6 +320,19 @@ filter (GDBusConnection *connection,
   const char *path;
   g_autofree char *parent = NULL;
 
+  g_mutex_lock (&self->subtree_lock);
+  if (self->skeleton_id == 0 && self->serving)
+    register_save_restore (self, connection);
+  g_mutex_unlock (&self->subtree_lock);
+  if (incoming && sr_portal_policy_looks_cleared (message))
+    {
+      g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
+      g_auto(GStrv) app_ids = self->closing ? NULL : sr_portal_policy_cleared_apps (self->policy,
+                                                                                    message);
+      if (app_ids != NULL)
+        sr_portal_record_forget (self, (const char * const *) app_ids);
+      return message;
+    }
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
     return message;
   path = g_dbus_message_get_path (message);
@@ -328,7 +340,7 @@ filter (GDBusConnection *connection,
     return message;
 
   g_mutex_lock (&self->subtree_lock);
-  if (!g_hash_table_contains (self->subtrees, parent))
+  if (self->serving && !g_hash_table_contains (self->subtrees, parent))
     {
       g_autoptr(GError) error = NULL;
       guint id = g_dbus_connection_register_subtree (connection, parent, &subtree_vtable,
@@ -348,6 +360,7 @@ sr_portal_sessions_export (SrPortal  *self,
                            GError   **error)
 {
   self->subtrees = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->serving = TRUE;
   self->filter_id = g_dbus_connection_add_filter (self->bus, filter, self, NULL);
   return TRUE;
 }
@@ -364,6 +377,11 @@ sr_portal_sessions_unexport (SrPortal *self)
   if (self->subtrees == NULL)
     return;
   g_mutex_lock (&self->subtree_lock);
+  /* The filter may still run once after its removal. */
+  self->serving = FALSE;
+  if (self->skeleton_id != 0)
+    g_dbus_connection_unregister_object (self->bus, self->skeleton_id);
+  self->skeleton_id = 0;
   g_hash_table_iter_init (&iter, self->subtrees);
   while (g_hash_table_iter_next (&iter, NULL, &id))
     g_dbus_connection_unregister_subtree (self->bus, GPOINTER_TO_UINT (id));

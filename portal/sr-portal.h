@@ -6,6 +6,18 @@
  * the next login (sr-portal-end.c, sr-portal-login.c), and policyd, asked
  * only through SrPolicyClient (sr-portal-policy.c).
  *
+ * Two threads use it. Register, the apps' confirmations and Close are
+ * answered on GDBus's worker thread, as the messages come in, so that an
+ * app's Register costs no hand-over to the main loop and back (twice:
+ * policyd is asked on the way); everything else runs in the main loop.
+ * SrPortal.lock makes them take turns: the main thread holds it at all
+ * times but while it waits in poll() (main.c), and the worker thread takes
+ * it in each of its handlers. So every field, and the SrPolicyClient, whose
+ * own state changes only in the main loop, is touched by one thread at a
+ * time, and the code of the main loop needs no locking of its own. The
+ * main thread must never wait for the worker thread while it holds the
+ * lock (no *_sync D-Bus call, no flush): the worker may be waiting for it.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #pragma once
@@ -74,10 +86,17 @@ struct _SrPortalSession {
 };
 
 typedef struct {
+  GRecMutex lock;                /* see above; never cleared: a late reply on
+                                  * the worker thread may take it at exit */
+  gboolean closing;              /* the backend is exiting: the worker thread's
+                                  * handlers do nothing more */
   GDBusConnection *bus;          /* (owned) */
   GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
   GCancellable *logind_cancellable; /* (owned) (nullable) connecting to it */
-  SrImplSaveRestore *skeleton;   /* (owned) */
+  SrImplSaveRestore *skeleton;   /* (owned) registered from the worker thread,
+                                  * by the filter (sr-portal-session.c) */
+  guint skeleton_id;             /* its registration, or 0 (subtree_lock) */
+  gboolean serving;              /* the filter registers objects (subtree_lock) */
   SrPortalPolicy *policy;        /* (owned) */
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
@@ -88,7 +107,8 @@ typedef struct {
   GHashTable *tombstones;        /* (owned) handles closed before Register */
   gboolean ending;               /* the desktop session is ending */
   GMainLoop *loop;               /* (unowned) */
-  GMutex subtree_lock;           /* guards subtrees (filter thread) */
+  GMutex subtree_lock;           /* guards subtrees and skeleton_id (the filter
+                                  * runs without SrPortal.lock) */
   GHashTable *subtrees;          /* (owned) sender path → registration id */
   guint filter_id;
   GPtrArray *end_waiters;        /* (owned) (nullable) GTasks of session ends
@@ -145,6 +165,10 @@ void       sr_portal_session_close     (SrPortal   *self,
 
 /* sr-portal-register.c */
 void       sr_portal_register_connect  (SrPortal   *self);
+
+/* main.c */
+void       sr_portal_unlocked_begin    (SrPortal   *self);
+void       sr_portal_unlocked_end      (SrPortal   *self);
 
 /* sr-portal-end.c */
 void       sr_portal_end_session_async (SrPortal   *self,

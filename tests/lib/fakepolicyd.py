@@ -6,10 +6,15 @@ clients' trust: run sandboxed or as another user, it must not be
 believed. It prints "owned" once it has the name, and logs every method
 called (one line each) to the file given as its second argument.
 
+For the tests of a consumer's timing, a Clear emits StoredStateCleared
+before its reply, and while a file LOG.hold exists CheckRestore gets no
+answer until SIGUSR1 (then "allowed").
+
     fakepolicyd.py INTERFACE_XML LOG
 
 Tests import it for command() and calls()."""
 import os
+import signal
 import sys
 
 import gi
@@ -53,16 +58,29 @@ def main(xml_path, log_path):
     with open(xml_path) as f:
         interface = Gio.DBusNodeInfo.new_for_xml(f.read()).interfaces[0]
 
+    held = []
+
     def on_call(conn, sender, path, iface, name, params, invocation):
         with open(log_path, 'a') as f:
             f.write(name + '\n')
+        if name == 'CheckRestore' and os.path.exists(log_path + '.hold'):
+            held.append(invocation)
+            return
+        if name == 'Clear':
+            conn.emit_signal(None, OBJECT_PATH, iface, 'StoredStateCleared', params)
         invocation.return_value(reply_for(interface, interface.lookup_method(name)))
+
+    def release():
+        while held:
+            held.pop(0).return_value(reply_for(interface, interface.lookup_method('CheckRestore')))
+        return GLib.SOURCE_CONTINUE
 
     def on_get_property(conn, sender, path, iface, name):
         signature = interface.lookup_property(name).signature
         return GLib.Variant(signature, DEFAULTS.get(signature, 0))
 
     loop = GLib.MainLoop()
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, release)
     bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
     bus.register_object(OBJECT_PATH, interface, on_call, on_get_property, None)
     Gio.bus_own_name_on_connection(bus, BUS_NAME, Gio.BusNameOwnerFlags.DO_NOT_QUEUE,

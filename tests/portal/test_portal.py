@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 
+import fakepolicyd
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
 from srtest import (BUILD_DIR, LAUNCH, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
                     SOURCE_DIR, GLib, Gio, PolicydTestCase)
@@ -167,10 +168,10 @@ class TestSessionObject(PortalTestCase):
         self.assertEqual((b.reason, b.instance_id), (RECOVER, reply['instance-id']))
 
     def test_register_and_close_in_quick_succession(self):
-        # Close2 is answered on GDBus's worker thread, while the main thread
-        # may still be writing the record after Register: the close must
-        # not touch the sessions from there. Memcheck (or, in a sanitizer
-        # build, ASan) sees it when it does.
+        # Register and Close2 are handled on GDBus's worker thread, while the
+        # main loop may be taking a snapshot of the record after Register:
+        # they must take turns (SrPortal.lock). Memcheck (or, in a sanitizer
+        # build, ASan) sees it when they do not.
         log = os.path.join(self.s.root, 'memcheck.log')
         if os.environ.get('SR_SANITIZED') != '1':
             self.stop(self.backend)
@@ -230,6 +231,56 @@ class TestPolicy(PortalTestCase):
         self.sync_frontend()
         self.assertNotIn('org.example.Editor', self.record_apps())
         self.assertFalse(os.path.exists(state_path(self.s.state_home, 'org.example.Editor', a.instance_id)))
+
+    def test_clear_while_register_waits_for_policyd(self):
+        # The app's state is cleared after Register picked the instance to
+        # restore and before policyd's answer: whatever the answer, that
+        # instance is gone, so the app must not use its id. policyd answers
+        # checks faster than it clears (polkit), so a stand-in
+        # (tests/lib/fakepolicyd.py) holds the answer meanwhile.
+        self.stop(self.backend)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.policyd = None
+        log = os.path.join(self.s.root, 'fakepolicyd.log')
+        fake = subprocess.Popen(fakepolicyd.command(log), env=self.s.env, stdout=subprocess.PIPE,
+                                text=True)
+        self.addCleanup(self.stop, fake)
+        self.assertEqual(fake.stdout.readline(), 'owned\n')
+        self.start_backend()
+        a = self.app('org.example.Editor')
+        a.save()
+        a.quit()
+        self.sync_frontend()
+        old = a.instance_id
+        open(log + '.hold', 'w').close()
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.s.session_bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        handle = '/org/freedesktop/portal/desktop/session/9_9/cleared'
+        replies = []
+        conn.call(BACKEND_NAME, '/org/freedesktop/portal/desktop',
+                  'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                  GLib.Variant('(osa{sv})', (handle, 'org.example.Editor', {})), None,
+                  Gio.DBusCallFlags.NONE, 30000, None,
+                  lambda c, r: replies.append(c.call_finish(r).unpack()[0]))
+        self.s.wait_until(lambda: fakepolicyd.calls(log).count('CheckRestore') == 2,
+                          what='the CheckRestore of the second Register')
+        # StoredStateCleared reaches the backend before the answer.
+        self.s.bus.call_sync('org.gnome.SessionRestore.Policy', '/org/gnome/SessionRestore/Policy',
+                             'org.gnome.SessionRestore.Policy', 'Clear',
+                             GLib.Variant('(as)', (['org.example.Editor'],)), None,
+                             Gio.DBusCallFlags.NONE, 5000, None)
+        os.unlink(log + '.hold')
+        fake.send_signal(signal.SIGUSR1)
+        self.s.wait_until(lambda: replies, what='the Register')
+        reply = replies[0]
+        self.assertEqual(reply['restore-reason'], PRISTINE)
+        self.assertIn(old, reply['discard-instance-ids'])
+        self.assertNotEqual(reply['instance-id'], old)
+        # Nothing of the cleared instance comes back with the next launch.
+        b = self.app('org.example.Editor', token='next')
+        self.assertNotEqual(b.instance_id, old)
+        self.assertIn(old, b.registration['discard-instance-ids'])
 
     def test_crash_loop_then_voluntary_close(self):
         for _ in range(3):
