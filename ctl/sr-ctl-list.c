@@ -58,6 +58,13 @@ write_json_errors (SrJson   *json,
   sr_json_end_object (json);
 }
 
+static gboolean
+row_is (const SrCtlStoredApp *row,
+        const char           *state)
+{
+  return row->stored && row->state != NULL && g_str_equal (row->state, state);
+}
+
 static void
 write_json (GArray   *rows,
             GVariant *errors,
@@ -66,7 +73,7 @@ write_json (GArray   *rows,
   char iso[64];
   SrJson json;
   guint64 total_bytes = 0, total_entries = 0;
-  guint total_apps = 0;
+  guint total_apps = 0, total_expired = 0, total_cleared = 0;
 
   sr_json_init (&json, out);
   sr_json_begin_object (&json);
@@ -79,6 +86,8 @@ write_json (GArray   *rows,
       total_bytes += row->bytes;
       total_entries += row->entries;
       total_apps += row->stored ? 1 : 0;
+      total_expired += row_is (row, "expired");
+      total_cleared += row_is (row, "cleared");
 
       sr_json_begin_object (&json);
       sr_json_key (&json, "app_id");
@@ -142,6 +151,10 @@ write_json (GArray   *rows,
   sr_json_uint (&json, total_bytes);
   sr_json_key (&json, "entries");
   sr_json_uint (&json, total_entries);
+  sr_json_key (&json, "expired");
+  sr_json_uint (&json, total_expired);
+  sr_json_key (&json, "cleared");
+  sr_json_uint (&json, total_cleared);
   sr_json_end_object (&json);
   write_json_errors (&json, errors);
   sr_json_end_object (&json);
@@ -160,10 +173,10 @@ row_notes (const SrCtlStoredApp *row,
     g_ptr_array_add (notes, "excluded by the administrator");
   else if (row->excluded)
     g_ptr_array_add (notes, "excluded");
-  if (row->state != NULL && g_str_equal (row->state, "expired"))
+  if (row_is (row, "expired"))
     g_ptr_array_add (notes, "too old to be restored");
-  else if (row->state != NULL && g_str_equal (row->state, "cleared"))
-    g_ptr_array_add (notes, "cleared");
+  else if (row_is (row, "cleared"))
+    g_ptr_array_add (notes, "cleared, will not be restored");
   if (row->crash_loop == 1)
     g_ptr_array_add (notes, "held back: crash loop");
   if (row->at_login == 1)
@@ -184,7 +197,7 @@ write_table (SrCtl   *ctl,
   const char *headers[] = { "APP", "SIZE", "WINDOWS", "LAST SAVED", "STORES", "NOTES", NULL };
   g_autoptr(SrCtlTable) table = sr_ctl_table_new (6, headers);
   guint64 total = 0;
-  guint apps = 0;
+  guint apps = 0, expired = 0, cleared = 0;
 
   for (guint i = 0; i < rows->len; i++)
     {
@@ -205,6 +218,8 @@ write_table (SrCtl   *ctl,
       sr_ctl_table_add (table, cells);
       total += row->bytes;
       apps += row->stored ? 1 : 0;
+      expired += row_is (row, "expired");
+      cleared += row_is (row, "cleared");
     }
   if (rows->len == 0)
     {
@@ -213,8 +228,8 @@ write_table (SrCtl   *ctl,
     }
   sr_ctl_table_print (table, ctl->color, out);
   {
-    g_autofree char *size = g_format_size (total);
-    g_string_append_printf (out, "%u %s, %s\n", apps, apps == 1 ? "app" : "apps", size);
+    g_autofree char *totals = sr_ctl_stored_totals (apps, expired, cleared, total, TRUE);
+    g_string_append_printf (out, "%s\n", totals);
   }
 }
 

@@ -24,7 +24,9 @@ typedef struct {
   gboolean has_pid;
   guint32 pid;
   GVariant *consumers;      /* (unowned) (nullable): a(sx), when the service says */
-  gsize apps;               /* with saved sessions */
+  guint apps;               /* with saved sessions */
+  guint expired;            /* of those, too old to be restored */
+  guint cleared;            /* of those, saved before a clear point */
   guint64 bytes;
   gboolean complete;        /* the listing read every store */
   char *not_listed;         /* (owned) (nullable): why the listing was refused */
@@ -78,8 +80,12 @@ gather (SrCtl       *ctl,
   while (g_variant_iter_next (&iter, "(&s@a{sv})", &app_id, &info))
     {
       guint64 bytes = 0;
+      const char *state = "";
       g_variant_lookup (info, "bytes", "t", &bytes);
+      g_variant_lookup (info, "state", "&s", &state);
       facts->bytes += bytes;
+      facts->expired += g_str_equal (state, "expired");
+      facts->cleared += g_str_equal (state, "cleared");
       /* The row of the stores that could not be read is no app. */
       facts->apps += *app_id != '\0' ? 1 : 0;
       g_variant_unref (info);
@@ -160,9 +166,9 @@ write_text (SrCtl             *ctl,
     }
   else
     {
-      g_autofree char *size = g_format_size (facts->bytes);
-      g_string_append_printf (out, "Saved sessions:   %" G_GSIZE_FORMAT " %s, %s%s\n",
-                              facts->apps, facts->apps == 1 ? "app" : "apps", size,
+      g_autofree char *totals = sr_ctl_stored_totals (facts->apps, facts->expired, facts->cleared,
+                                                      facts->bytes, FALSE);
+      g_string_append_printf (out, "Saved sessions:   %s%s\n", totals,
                               facts->complete ? "" : " (some could not be read: see “list”)");
     }
   g_string_append_c (out, '\n');
@@ -250,6 +256,10 @@ write_json_saved_sessions (const StatusFacts *facts,
   listed ? sr_json_uint (json, facts->apps) : sr_json_null (json);
   sr_json_key (json, "bytes");
   listed ? sr_json_uint (json, facts->bytes) : sr_json_null (json);
+  sr_json_key (json, "expired");
+  listed ? sr_json_uint (json, facts->expired) : sr_json_null (json);
+  sr_json_key (json, "cleared");
+  listed ? sr_json_uint (json, facts->cleared) : sr_json_null (json);
   sr_json_key (json, "complete");
   listed ? sr_json_bool (json, facts->complete) : sr_json_null (json);
   sr_json_key (json, "not_shown");

@@ -162,3 +162,28 @@ sr_ctl_stored_print_errors (GVariant *errors)
       g_variant_unref (messages);
     }
 }
+
+/* "3 saved sessions (12 kB), 1 too old to be restored": one saved session
+ * per app, as the panel's main page counts them and in its words, so that
+ * the totals agree with the rows' notes. @noun: FALSE after a label that
+ * names them already ("Saved sessions:   3 (12 kB)"). */
+char *
+sr_ctl_stored_totals (guint    saved,
+                      guint    expired,
+                      guint    cleared,
+                      guint64  bytes,
+                      gboolean noun)
+{
+  g_autofree char *size = g_format_size (bytes);
+  GString *totals = g_string_new (NULL);
+
+  g_string_append_printf (totals, "%u", saved);
+  if (noun)
+    g_string_append (totals, saved == 1 ? " saved session" : " saved sessions");
+  g_string_append_printf (totals, " (%s)", size);
+  if (expired > 0)
+    g_string_append_printf (totals, ", %u too old to be restored", expired);
+  if (cleared > 0)
+    g_string_append_printf (totals, ", %u cleared, will not be restored", cleared);
+  return g_string_free (totals, FALSE);
+}

@@ -32,5 +32,10 @@ GArray   *sr_ctl_stored_apps         (SrCtl     *ctl,
                                       char     **wanted);
 GVariant *sr_ctl_stored_errors       (GVariant  *apps);
 void      sr_ctl_stored_print_errors (GVariant  *errors);
+char     *sr_ctl_stored_totals       (guint      saved,
+                                      guint      expired,
+                                      guint      cleared,
+                                      guint64    bytes,
+                                      gboolean   noun);
 
 G_END_DECLS

@@ -14,6 +14,10 @@
 
 #include "config.h"
 
+#include <string.h>
+
+#include <gio/gdesktopappinfo.h>
+
 #include "sr-app-id.h"
 #include "sr-app-list.h"
 #include "sr-bus.h"
@@ -34,7 +38,10 @@ struct _SrAppList {
   GError *error;              /* (owned) (nullable) why the last listing failed */
   gboolean incomplete;        /* the last listing could not read every store */
   guint n_saved;
+  guint n_expired;            /* of n_saved: too old to be restored */
+  guint n_cleared;            /* of n_saved: saved before a clear point */
   guint64 bytes;
+  GHashTable *programs;       /* (owned) (nullable) executable's file name → desktop file's Name */
 };
 
 static void sr_app_list_model_init (GListModelInterface *iface);
@@ -166,6 +173,8 @@ apply_listing (SrAppList *self,
   GVariant *info;
 
   self->n_saved = 0;
+  self->n_expired = 0;
+  self->n_cleared = 0;
   self->bytes = 0;
   self->incomplete = FALSE;
   g_variant_iter_init (&iter, listing);
@@ -187,6 +196,8 @@ apply_listing (SrAppList *self,
       sr_app_item_set_usage (item, info);
       g_hash_table_add (seen, (gpointer) sr_app_item_get_app_id (item));
       self->n_saved++;
+      self->n_expired += sr_app_item_get_state (item) == SR_APP_STATE_EXPIRED;
+      self->n_cleared += sr_app_item_get_state (item) == SR_APP_STATE_CLEARED;
       self->bytes += sr_app_item_get_bytes (item);
     }
 
@@ -276,19 +287,94 @@ sr_app_list_reload (SrAppList *self)
     sr_app_list_reload_async (self, self->cancellable, NULL, NULL);
 }
 
+typedef struct {
+  GPtrArray *shown;           /* (owned) GAppInfo: the apps to list */
+  GHashTable *programs;       /* (owned) see SrAppList */
+} AppInfos;
+
+static void
+app_infos_free (AppInfos *infos)
+{
+  g_ptr_array_unref (infos->shown);
+  g_hash_table_unref (infos->programs);
+  g_free (infos);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AppInfos, app_infos_free)
+
+static gboolean
+is_below (const char *path,
+          const char *dir)
+{
+  gsize length = strlen (dir);
+
+  return strncmp (path, dir, length) == 0 && path[length] == '/';
+}
+
+/* How a desktop file's directory ranks, as for ids: the user's data
+ * directory first, then the system's in their order. */
+static guint
+desktop_file_rank (GAppInfo *info)
+{
+  const char *path = G_IS_DESKTOP_APP_INFO (info) ?
+                     g_desktop_app_info_get_filename (G_DESKTOP_APP_INFO (info)) : NULL;
+  const char * const *system = g_get_system_data_dirs ();
+  guint i;
+
+  if (path == NULL)
+    return G_MAXUINT;
+  if (is_below (path, g_get_user_data_dir ()))
+    return 0;
+  for (i = 0; system[i] != NULL; i++)
+    if (is_below (path, system[i]))
+      return i + 1;
+  return i + 1;
+}
+
+/* The programs that consult policyd are named by their executables
+ * (gnome-shell); most have a desktop file, often hidden (NoDisplay), whose
+ * Name a person knows ("GNOME Shell"). Of several desktop files of one
+ * executable, the one of the directory that ranks first names it, as it
+ * would win for an id; @ranks: executable → its rank so far. */
+static void
+add_program_name (GHashTable *programs,
+                  GHashTable *ranks,
+                  GAppInfo   *info)
+{
+  const char *executable = g_app_info_get_executable (info);
+  g_autofree char *base = executable != NULL ? g_path_get_basename (executable) : NULL;
+  gpointer known;
+  guint rank;
+
+  if (base == NULL)
+    return;
+  rank = desktop_file_rank (info);
+  if (g_hash_table_lookup_extended (ranks, base, NULL, &known) && GPOINTER_TO_UINT (known) <= rank)
+    return;
+  g_hash_table_insert (ranks, g_strdup (base), GUINT_TO_POINTER (rank));
+  g_hash_table_insert (programs, g_steal_pointer (&base),
+                       g_strdup (g_app_info_get_display_name (info)));
+}
+
 static void
 read_app_infos_thread (GTask        *task,
                        gpointer      source,
                        gpointer      task_data,
                        GCancellable *cancellable)
 {
-  g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_object_unref);
+  AppInfos *read = g_new0 (AppInfos, 1);
   g_autolist(GAppInfo) infos = g_app_info_get_all ();
+  g_autoptr(GHashTable) ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
+  read->shown = g_ptr_array_new_with_free_func (g_object_unref);
+  read->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (GList *l = infos; l != NULL; l = l->next)
-    if (g_app_info_should_show (l->data))
-      g_ptr_array_add (shown, g_object_ref (l->data));
-  g_task_return_pointer (task, g_steal_pointer (&shown), (GDestroyNotify) g_ptr_array_unref);
+    {
+      if (g_app_info_should_show (l->data))
+        g_ptr_array_add (read->shown, g_object_ref (l->data));
+      add_program_name (read->programs, ranks, l->data);
+    }
+  g_task_return_pointer (task, read, (GDestroyNotify) app_infos_free);
 }
 
 static void
@@ -297,11 +383,15 @@ on_app_infos_read_cb (GObject      *source,
                       gpointer      user_data)
 {
   SrAppList *self = SR_APP_LIST (source);
-  g_autoptr(GPtrArray) infos = g_task_propagate_pointer (G_TASK (result), NULL);
+  g_autoptr(AppInfos) read = g_task_propagate_pointer (G_TASK (result), NULL);
   g_autoptr(GPtrArray) added = g_ptr_array_new ();
+  GPtrArray *infos;
 
-  if (infos == NULL)
+  if (read == NULL)
     return;
+  infos = read->shown;
+  g_clear_pointer (&self->programs, g_hash_table_unref);
+  self->programs = g_hash_table_ref (read->programs);
   for (guint i = 0; i < infos->len; i++)
     {
       const char *id = g_app_info_get_id (infos->pdata[i]);
@@ -406,6 +496,7 @@ sr_app_list_finalize (GObject *object)
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending, g_variant_unref);
+  g_clear_pointer (&self->programs, g_hash_table_unref);
   g_clear_error (&self->error);
   G_OBJECT_CLASS (sr_app_list_parent_class)->finalize (object);
 }
@@ -476,8 +567,21 @@ sr_app_list_dup_name (SrAppList  *self,
   return g_strdup (item != NULL ? sr_app_item_get_name (item) : app_id);
 }
 
+/* A program that consults policyd as a person knows it (its desktop
+ * file's Name), by its executable's file name; NULL when no desktop file
+ * names it or the installed apps are not read yet ("listed" follows). */
+char *
+sr_app_list_dup_program_name (SrAppList  *self,
+                              const char *executable)
+{
+  return self->programs != NULL ? g_strdup (g_hash_table_lookup (self->programs, executable))
+                                : NULL;
+}
+
 gboolean sr_app_list_get_ready (SrAppList *self) { return self->apps_read && self->listed; }
 gboolean sr_app_list_get_incomplete (SrAppList *self) { return self->incomplete; }
 const GError *sr_app_list_get_error (SrAppList *self) { return self->error; }
 guint sr_app_list_get_n_saved (SrAppList *self) { return self->n_saved; }
+guint sr_app_list_get_n_expired (SrAppList *self) { return self->n_expired; }
+guint sr_app_list_get_n_cleared (SrAppList *self) { return self->n_cleared; }
 guint64 sr_app_list_get_bytes (SrAppList *self) { return self->bytes; }

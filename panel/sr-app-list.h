@@ -19,6 +19,8 @@ gboolean      sr_app_list_get_ready      (SrAppList           *self);
 const GError *sr_app_list_get_error      (SrAppList           *self);
 gboolean      sr_app_list_get_incomplete (SrAppList           *self);
 guint         sr_app_list_get_n_saved    (SrAppList           *self);
+guint         sr_app_list_get_n_expired  (SrAppList           *self);
+guint         sr_app_list_get_n_cleared  (SrAppList           *self);
 guint64       sr_app_list_get_bytes      (SrAppList           *self);
 void          sr_app_list_reload         (SrAppList           *self);
 void          sr_app_list_reload_async   (SrAppList           *self,
@@ -31,5 +33,7 @@ gboolean      sr_app_list_reload_finish  (SrAppList           *self,
 
 char         *sr_app_list_dup_name       (SrAppList           *self,
                                           const char          *app_id);
+char         *sr_app_list_dup_program_name (SrAppList         *self,
+                                            const char        *executable);
 
 G_END_DECLS

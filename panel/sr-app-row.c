@@ -78,10 +78,11 @@ describe (SrAppItem  *item,
     case SR_APP_STATE_NONE:
     default:
       if (!sr_app_item_get_admin_excluded (item))
-        g_ptr_array_add (parts, g_strdup (_("Nothing saved")));
+        g_ptr_array_add (parts, sr_format_nothing_saved (sr_app_item_get_excluded (item)));
       break;
     }
-  if (has_state)
+  /* No time is better than a shared file's, which is another app's. */
+  if (has_state && sr_app_item_get_last_saved (item) > 0)
     g_ptr_array_add (parts, sr_format_time_ago (sr_app_item_get_last_saved (item),
                                                 g_get_real_time ()));
   g_ptr_array_add (parts, NULL);

@@ -53,29 +53,58 @@ sr_format_session_size (int     windows,
   return g_strdup_printf (ngettext ("%d window, %s", "%d windows, %s", windows), windows, size);
 }
 
-/* "6 apps · 340 kB", or "Nothing saved"; @incomplete: some saved
- * sessions could not be read, so there may be more. */
+/* "6 saved sessions (340 kB), 2 too old to be restored", or "Nothing
+ * saved": one saved session per app, as the Clear dialog counts them;
+ * those that will not come back are told apart in the words of their rows
+ * (and of session-restore-ctl list). @incomplete: some saved sessions
+ * could not be read, so there may be more. */
 char *
-sr_format_totals (guint    n_apps,
+sr_format_totals (guint    n_saved,
+                  guint    n_expired,
+                  guint    n_cleared,
                   guint64  bytes,
                   gboolean incomplete)
 {
-  g_autofree char *size = NULL;
-  g_autofree char *totals = NULL;
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
 
-  if (n_apps == 0)
-    totals = g_strdup (_("Nothing saved"));
+  if (n_saved == 0)
+    g_ptr_array_add (parts, g_strdup (_("Nothing saved")));
   else
     {
-      size = g_format_size (bytes);
-      /* Translators: how many apps have saved sessions, then their size */
-      totals = g_strdup_printf (ngettext ("%u app · %s", "%u apps · %s", n_apps), n_apps, size);
+      g_autofree char *size = g_format_size (bytes);
+
+      /* Translators: how many apps have a saved session, then their size */
+      g_ptr_array_add (parts, g_strdup_printf (ngettext ("%u saved session (%s)",
+                                                         "%u saved sessions (%s)", n_saved),
+                                               n_saved, size));
     }
-  if (!incomplete)
-    return g_steal_pointer (&totals);
-  /* Translators: after the totals ("6 apps · 340 kB", or "Nothing saved")
-   * when some saved sessions could not be read */
-  return g_strdup_printf (_("%s · Some could not be read"), totals);
+  if (n_expired > 0)
+    /* Translators: after "6 saved sessions (340 kB)": how many of them are
+     * past "Keep Saved Sessions For", as their rows say "Too old to be restored" */
+    g_ptr_array_add (parts, g_strdup_printf (ngettext ("%u too old to be restored",
+                                                       "%u too old to be restored", n_expired),
+                                             n_expired));
+  if (n_cleared > 0)
+    /* Translators: after "6 saved sessions (340 kB)": how many of them
+     * were cleared before and will not be restored */
+    g_ptr_array_add (parts, g_strdup_printf (ngettext ("%u cleared, will not be restored",
+                                                       "%u cleared, will not be restored",
+                                                       n_cleared),
+                                             n_cleared));
+  if (incomplete)
+    /* Translators: after the totals when some saved sessions could not be read */
+    g_ptr_array_add (parts, g_strdup (_("some could not be read")));
+  g_ptr_array_add (parts, NULL);
+  /* Translators: what separates the parts of the saved sessions' totals */
+  return g_strjoinv (_(", "), (char **) parts->pdata);
+}
+
+/* An app with nothing saved: "Not saved" when it is opted out, so that
+ * the row tells it apart from one that has simply saved nothing yet. */
+char *
+sr_format_nothing_saved (gboolean excluded)
+{
+  return g_strdup (excluded ? _("Not saved") : _("Nothing saved"));
 }
 
 /* A toast's text after clearing: short, and the same count the dialog
@@ -87,20 +116,27 @@ sr_format_cleared (guint n_apps)
                           n_apps);
 }
 
-/* A consumer as a person reads it: a host program by its executable's
- * name; a sandboxed app ("flatpak/APP_ID", "snap/APP_ID") by its own name
- * where @app_name knows it, marked as an app in a sandbox, which is what
- * it is (an app asking about itself, not a desktop component). */
+/* A consumer as a person reads it: a host program by its desktop file's
+ * name where @program_name knows one ("GNOME Shell" for gnome-shell),
+ * else by its executable's name; a sandboxed app ("flatpak/APP_ID",
+ * "snap/APP_ID") by its own name where @app_name knows it, marked as an
+ * app in a sandbox, which is what it is (an app asking about itself, not
+ * a desktop component). */
 static char *
 consumer_name (const char    *name,
-               SrAppNameFunc  app_name)
+               SrAppNameFunc  app_name,
+               SrAppNameFunc  program_name,
+               gpointer       user_data)
 {
   const char *slash = strchr (name, '/');
   g_autofree char *shown = NULL;
 
   if (slash == NULL)
-    return g_strdup (name);
-  shown = app_name (slash + 1);
+    {
+      shown = program_name (name, user_data);
+      return shown != NULL ? g_steal_pointer (&shown) : g_strdup (name);
+    }
+  shown = app_name (slash + 1, user_data);
   /* Translators: an app in a sandbox (Flatpak, Snap) that asked itself */
   return g_strdup_printf (_("%s (sandboxed app)"), shown != NULL ? shown : slash + 1);
 }
@@ -109,7 +145,9 @@ consumer_name (const char    *name,
  * first. */
 char *
 sr_format_consumers (GVariant      *consumers,
-                     SrAppNameFunc  app_name)
+                     SrAppNameFunc  app_name,
+                     SrAppNameFunc  program_name,
+                     gpointer       user_data)
 {
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   GVariantIter iter;
@@ -120,7 +158,7 @@ sr_format_consumers (GVariant      *consumers,
     {
       g_variant_iter_init (&iter, consumers);
       while (g_variant_iter_next (&iter, "(&sx)", &name, &last))
-        g_ptr_array_add (names, consumer_name (name, app_name));
+        g_ptr_array_add (names, consumer_name (name, app_name, program_name, user_data));
     }
   if (names->len == 0)
     return g_strdup (_("Nothing on this desktop has asked yet: your desktop may not restore apps"));

@@ -101,6 +101,8 @@ sync_totals (SrSettingsPage *self)
     totals = g_strdup (_("Could not read saved sessions"));
   else
     totals = sr_format_totals (sr_app_list_get_n_saved (self->apps),
+                               sr_app_list_get_n_expired (self->apps),
+                               sr_app_list_get_n_cleared (self->apps),
                                sr_app_list_get_bytes (self->apps),
                                sr_app_list_get_incomplete (self->apps));
   adw_preferences_group_set_description (self->saved_group, totals);
@@ -125,12 +127,37 @@ update_login_subtitle (SrSettingsPage *self)
 
 /* An SrAppNameFunc: the installed app's name. */
 static char *
-app_display_name (const char *app_id)
+app_display_name (const char *app_id,
+                  gpointer    user_data)
 {
   g_autofree char *desktop_id = g_strconcat (app_id, ".desktop", NULL);
   g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (desktop_id);
 
   return info != NULL ? g_strdup (g_app_info_get_display_name (G_APP_INFO (info))) : NULL;
+}
+
+/* An SrAppNameFunc: a program's desktop file's name, once the installed
+ * apps are read (the list's "listed" comes after). */
+static char *
+program_display_name (const char *executable,
+                      gpointer    user_data)
+{
+  SrSettingsPage *self = user_data;
+
+  return self->apps != NULL ? sr_app_list_dup_program_name (self->apps, executable) : NULL;
+}
+
+static void
+sync_consumers (SrSettingsPage *self)
+{
+  SrPolicyClient *policy = sr_client_get_policy (self->client);
+  g_autofree char *consumers = NULL;
+
+  if (policy == NULL)
+    return;
+  consumers = sr_format_consumers (sr_policy_client_get_consumers (policy), app_display_name,
+                                   program_display_name, self);
+  adw_preferences_group_set_description (self->enabled_group, consumers);
 }
 
 static void
@@ -139,7 +166,6 @@ sync_settings (SrSettingsPage *self)
   SrPolicyClient *policy = sr_client_get_policy (self->client);
   /* What polkit refuses outright looks locked, as a dconf lock does. */
   gboolean refused = sr_client_is_refused (self->client, SR_ACTION_CONFIGURE);
-  g_autofree char *consumers = NULL;
   gboolean enabled;
 
   if (policy == NULL)
@@ -174,8 +200,7 @@ sync_settings (SrSettingsPage *self)
                                enabled ? _("Choose which apps are saved and restored")
                                        : _("Save and Restore Apps is off"));
 
-  consumers = sr_format_consumers (sr_policy_client_get_consumers (policy), app_display_name);
-  adw_preferences_group_set_description (self->enabled_group, consumers);
+  sync_consumers (self);
 
   if (self->apps != NULL)
     sync_totals (self);
@@ -375,5 +400,7 @@ sr_settings_page_set_context (SrSettingsPage *self,
   g_set_object (&self->apps, apps);
   g_signal_connect_object (client, "changed", G_CALLBACK (sync_settings), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (apps, "listed", G_CALLBACK (sync_totals), self, G_CONNECT_SWAPPED);
+  /* The installed apps are read by then: the programs get their names. */
+  g_signal_connect_object (apps, "listed", G_CALLBACK (sync_consumers), self, G_CONNECT_SWAPPED);
   sync_settings (self);
 }

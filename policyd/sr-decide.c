@@ -257,7 +257,10 @@ sr_decide_is_interactive (GVariant *answer)
 
 /* What the rules will do with each app's state in a ListStoredState
  * listing: "state" is "valid", "expired" (older than max-age-days) or
- * "cleared" (saved before a clear point), judged by its newest save; and
+ * "cleared" (saved before a clear point), judged by its newest save
+ * ("last-saved"), or where the app's own time is not known (an entry in
+ * gnome-session's file) by the time of the file, which it cannot be newer
+ * than and by which retention purges it ("last-written"); and
  * "crash-loop", whether the guard holds its recovery back. Returns a
  * floating a(sa{sv}). */
 GVariant *
@@ -288,7 +291,8 @@ sr_decide_annotate_listing (const SrDecisionContext *ctx,
       g_variant_dict_init (&dict, info);
       g_variant_unref (info);
 
-      g_variant_dict_lookup (&dict, "last-saved", "x", &last_saved);
+      if (!g_variant_dict_lookup (&dict, "last-saved", "x", &last_saved))
+        g_variant_dict_lookup (&dict, "last-written", "x", &last_saved);
       if (ctx->clear_points != NULL &&
           last_saved <= sr_clear_points_get (ctx->clear_points, app_id))
         state = "cleared";

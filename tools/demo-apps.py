@@ -5,7 +5,7 @@ Run by tools/run at every start (but --fresh), in the demo's world, once
 session-restore-portal and the stand-in of xdg-desktop-portal's frontend
 (tests/lib/portalfrontend.py) are up. Each sample app registers as GTK
 would (tests/lib/portalapp.py) and quits; the backend asks policyd about
-each, so the panel says it is "Used by session-restore-portal". Console
+each, so the panel says it is "Used by Session Restore portal". Console
 crashes three times instead: the backend reports the exits, and the
 crash-loop guard holds its state back.
 """

@@ -129,6 +129,10 @@ def main():
     # The settings come from policyd, the apps from its listing.
     time.sleep(2)
     print(f'Screenshot of the main page: {shoot(directory, "main")}')
+    # What it says consults the settings: the portal backend, by the name
+    # of its desktop file.
+    for node in actionable(app, lambda text: text.startswith('Used by'), with_actions=False):
+        print(f'The main page says: {label(node)}')
 
     if activate(app, lambda text: text == 'Apps'):
         print(f'Screenshot of the Apps page: {shoot(directory, "apps")}')

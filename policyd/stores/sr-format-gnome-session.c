@@ -64,6 +64,18 @@ instance_reopens (GVariant *instance)
   return ended && !crashed;
 }
 
+/* When the instance itself was saved: session-restore-portal's record
+ * says ("saved-at"); gnome-session's file does not, and the file's own
+ * time is any app's latest save, not this one's. 0: not known. */
+static gint64
+instance_saved_at (GVariant *instance)
+{
+  gint64 saved_at = 0;
+
+  g_variant_lookup (instance, "saved-at", "x", &saved_at);
+  return MAX (saved_at, 0);
+}
+
 void
 sr_format_gnome_session_foreach_app (GVariant              *state,
                               SrFormatGnomeSessionAppFunc  func,
@@ -83,17 +95,19 @@ sr_format_gnome_session_foreach_app (GVariant              *state,
       g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
       gsize n_instances = g_variant_n_children (list);
       gboolean reopens = FALSE;
+      gint64 saved_at = 0;
       const char *app_id;
 
       g_variant_get_child (entry, 0, "&s", &app_id);
       if (!sr_app_id_validate (app_id, NULL))
         continue;
-      for (gsize j = 0; j < n_instances && !reopens; j++)
+      for (gsize j = 0; j < n_instances; j++)
         {
           g_autoptr(GVariant) instance = g_variant_get_child_value (list, j);
-          reopens = instance_reopens (instance);
+          reopens = reopens || instance_reopens (instance);
+          saved_at = MAX (saved_at, instance_saved_at (instance));
         }
-      func (app_id, n_instances, g_variant_get_size (value), reopens, user_data);
+      func (app_id, n_instances, g_variant_get_size (value), reopens, saved_at, user_data);
     }
 }
 

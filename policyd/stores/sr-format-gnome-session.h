@@ -11,11 +11,13 @@ G_BEGIN_DECLS
 #define SR_FORMAT_GNOME_SESSION_MAX_SIZE (64 * 1024 * 1024)
 
 /* @reopens: whether the session manager reopens any of the app's
- * instances at login. */
+ * instances at login. @saved_at: the newest of its instances' own
+ * "saved-at" (µs since the epoch), 0 when none has one. */
 typedef void (*SrFormatGnomeSessionAppFunc) (const char *app_id,
                                        guint       entries,
                                        guint64     bytes,
                                        gboolean    reopens,
+                                       gint64      saved_at,
                                        gpointer    user_data);
 
 GVariant *sr_format_gnome_session_parse       (const void             *data,

@@ -292,18 +292,22 @@ lookup_usage (Pass       *pass,
   return usage;
 }
 
-/* @windows: a count, WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
+/* @saved: when the app itself saved this, 0 when not known; @written:
+ * when the file that holds it was written. @windows: a count,
+ * WINDOWS_NOT_COUNTED or WINDOWS_NONE. */
 static void
 add_usage (Pass       *pass,
            SrAppUsage *usage,
            guint       entries,
            guint64     bytes,
            gint64      saved,
+           gint64      written,
            gint64      windows)
 {
   usage->entries += entries;
   usage->bytes += bytes;
   usage->last_saved = MAX (usage->last_saved, saved);
+  usage->last_written = MAX (usage->last_written, written);
   if (windows >= 0)
     usage->windows = (guint) MIN ((guint64) usage->windows + windows, G_MAXUINT);
   if (windows != WINDOWS_NONE)
@@ -457,7 +461,7 @@ on_file_entry (int         dir_fd,
       SrAppUsage *usage = app != NULL ? lookup_usage (pass, app) : NULL;
 
       if (usage != NULL)
-        add_usage (pass, usage, 1, st->st_size, mtime_usec (st),
+        add_usage (pass, usage, 1, st->st_size, mtime_usec (st), mtime_usec (st),
                    count_windows (pass, usage, dir_fd, dir_path, name, st));
     }
   else if (should_remove (pass, app, st) &&
@@ -495,17 +499,22 @@ read_session_file (int                dir_fd,
   return state;
 }
 
+/* The session file's time (in pass->older_than while it is listed) is
+ * when any of its apps last changed, not this one: the app's own time is
+ * its instances' "saved-at", where the format has it. */
 static void
 on_session_usage_cb (const char *app_id,
                      guint       entries,
                      guint64     bytes,
                      gboolean    reopens,
+                     gint64      saved_at,
                      gpointer    user_data)
 {
   Pass *pass = user_data;
   SrAppUsage *usage = lookup_usage (pass, app_id);
 
-  add_usage (pass, usage, entries, bytes, pass->older_than, WINDOWS_NONE);
+  add_usage (pass, usage, entries, bytes, MIN (saved_at, pass->older_than), pass->older_than,
+             WINDOWS_NONE);
   usage->at_login |= reopens;
 }
 
@@ -592,7 +601,7 @@ on_session_entry (int         dir_fd,
   state = read_session_file (dir_fd, path, name, &st, NULL, pass->errors);
   if (state == NULL)
     return;
-  /* Per-app times are not in the file: its own time stands for all. */
+  /* The file's time, for on_session_usage_cb(). */
   saved = pass->older_than;
   pass->older_than = mtime_usec (&st);
   sr_format_gnome_session_foreach_app (state, on_session_usage_cb, pass);

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 typedef struct {
   guint64 bytes;
   guint entries;
-  gint64 last_saved;        /* µs since the epoch */
+  gint64 last_saved;        /* µs since the epoch, the app's own newest save; 0: not known */
+  gint64 last_written;      /* µs, the newest of the files that hold it, a shared file too */
   guint windows;            /* in the GTK state files that were read */
   guint gtk_files;          /* GTK state files, read or not */
   guint gtk_files_not_counted;

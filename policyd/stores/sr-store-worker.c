@@ -118,7 +118,10 @@ list_all (SrStoreWorker *self)
       g_variant_dict_init (&dict, NULL);
       g_variant_dict_insert (&dict, "bytes", "t", u->bytes);
       g_variant_dict_insert (&dict, "entries", "u", u->entries);
-      g_variant_dict_insert (&dict, "last-saved", "x", u->last_saved);
+      /* No time rather than a shared file's, which is another app's. */
+      if (u->last_saved > 0)
+        g_variant_dict_insert (&dict, "last-saved", "x", u->last_saved);
+      g_variant_dict_insert (&dict, "last-written", "x", u->last_written);
       g_variant_dict_insert (&dict, "at-login", "b", u->at_login);
       /* Only a count that is complete: a part would look like all. */
       if (u->gtk_files > 0 && u->gtk_files_not_counted == 0)

@@ -71,7 +71,7 @@ def prepare(session):
 def baseline_rows(path):
     """What the panel shows, as the baseline's ROWS file."""
     lines = ['Used by python3',
-             f'{len(SAVED)} apps · {sum(sum(s) for *_, s in SAVED) // 1000} kB']
+             f'{len(SAVED)} saved sessions ({sum(sum(s) for *_, s in SAVED) // 1000} kB)']
     for _, name, icon, sizes in SAVED:
         windows = len(sizes)
         lines.append(f'{icon}\t{name}\t{windows} window{"s" if windows > 1 else ""} · '

@@ -120,7 +120,7 @@ class JsonKeysTest(CtlTestCase):
         doc = json.loads(self.ctl('list', '--json', 'org.example.Alpha', 'org.example.None').stdout)
         self.assertEqual(sorted(doc), ['apps', 'errors', 'total'])
         self.assertEqual(doc['errors'], {})
-        self.assertEqual(sorted(doc['total']), ['apps', 'bytes', 'entries'])
+        self.assertEqual(sorted(doc['total']), ['apps', 'bytes', 'cleared', 'entries', 'expired'])
         self.assertEqual(len(doc['apps']), 2)
         for app in doc['apps']:
             self.assertEqual(list(app), keys)

@@ -55,7 +55,7 @@ class ListErrorsTest(CtlTestCase):
 
     def test_status_and_completion_count_apps_only(self):
         status = self.ctl('status')
-        self.assertIn('Saved sessions:   2 apps, ', status.stdout)
+        self.assertIn('Saved sessions:   2 (', status.stdout)
         self.assertIn('(some could not be read: see “list”)', status.stdout)
         self.assertEqual(self.ctl('_complete', 'apps').stdout.split('\n'), [A, B, ''])
 

@@ -73,7 +73,7 @@ class StandInTest(CtlTestCase):
         self.assertIn('Used by:          gnome-session (2 min ago), mutter (just now), '
                       'org.example.App (flatpak app, just now)\n', out)
         self.assertIn('interface version 2', out)
-        self.assertIn('Saved sessions:   2 apps, 300 bytes', out)
+        self.assertIn('Saved sessions:   2 (300 bytes)', out)
 
     def test_reset_needs_version_3(self):
         # Older than ResetSetting: said in words, nothing sent.

@@ -20,6 +20,7 @@ count_app (const char *app_id,
            guint       entries,
            guint64     bytes,
            gboolean    reopens,
+           gint64      saved_at,
            gpointer    user_data)
 {
   GHashTable *apps = user_data;

@@ -49,6 +49,7 @@ EXPECTED = [
     'lib/systemd/user/session-restore-portal.service',
     'share/session-restore/stores.d/session-restore-portal.store',
     'etc/xdg/autostart/session-restore-portal-login.desktop',
+    'share/applications/session-restore-portal.desktop',
 ]
 
 

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 
+from sessionfile import write_session_file
 from simulator import Simulator
 from srtest import (BUS_NAME, IFACE, OBJECT_PATH, RECOVER, GLib, PolicydTestCase, now_us,
                     USEC_PER_DAY)
@@ -94,6 +95,66 @@ class ListingTest(PolicydTestCase):
         # So OTHER does not look freshly saved.
         other = self.s.list_state()[OTHER]
         self.assertLess(other['last-saved'], now_us() - 2 * USEC_PER_DAY)
+
+
+class OwnTimeTest(PolicydTestCase):
+    """Issue 24: "last-saved" is the app's own newest save, not the time of
+    a session file many apps share; "state" follows it."""
+    HOUR = 3600 * 1000000
+
+    def write_world(self, now):
+        state = self.s.state_home
+        self.times = {'record': now - 60 * 1000000, 'session': now - 30 * 1000000}
+        # The portal's record, just rewritten for someone else: each app's
+        # instances say when they were saved.
+        write_session_file(os.path.join(state, 'session-restore-portal@test.state'),
+                           {APP: [now - 3 * self.HOUR, now - 5 * self.HOUR],
+                            OTHER: [now - 40 * USEC_PER_DAY]}, self.times['record'])
+        # gnome-session's file, just rewritten: no time per instance. One of
+        # its apps has GTK state of its own, saved days ago; one has not.
+        write_session_file(os.path.join(state, 'gnome-session@gnome.state'),
+                           {'org.example.Gtk': [None], 'org.example.Bare': [None]},
+                           self.times['session'])
+        sim = Simulator(self.s, listening=False)
+        path = sim.gtk_path('org.example.Gtk', '1')
+        with open(path, 'wb') as f:
+            f.write(sim.gtk_state('org.example.Gtk', '1', b'').get_data_as_bytes().get_data())
+        self.gtk_time = now - 5 * USEC_PER_DAY
+        os.utime(path, (self.gtk_time / 1e6, self.gtk_time / 1e6))
+
+    def test_each_app_tells_its_own_time(self):
+        now = now_us()
+        self.write_world(now)
+        listing = self.s.list_state()
+        self.assertEqual(listing[APP]['last-saved'], now - 3 * self.HOUR)
+        self.assertEqual(listing[APP]['last-written'], self.times['record'])
+        self.assertEqual(listing[APP]['state'], 'valid')
+        # Past max-age-days (30) by its own time, though its file is fresh:
+        # CheckRestore with that saved-at says "expired", and so does the
+        # listing.
+        self.assertEqual(listing[OTHER]['last-saved'], now - 40 * USEC_PER_DAY)
+        self.assertEqual(listing[OTHER]['state'], 'expired')
+        self.assertEqual(self.s.check_restore(OTHER, RECOVER,
+                                              {'saved-at': GLib.Variant('x', now - 40 * USEC_PER_DAY)}),
+                         (0, 'expired'))
+        # Its GTK file's time, not the shared file's.
+        gtk = listing['org.example.Gtk']
+        self.assertAlmostEqual(gtk['last-saved'], self.gtk_time, delta=1000)
+        self.assertEqual(gtk['last-written'], self.times['session'])
+        # Nothing tells its own time: no time rather than another app's;
+        # its state is judged by the file's, which it is no newer than.
+        bare = listing['org.example.Bare']
+        self.assertNotIn('last-saved', bare)
+        self.assertEqual(bare['last-written'], self.times['session'])
+        self.assertEqual(bare['state'], 'valid')
+
+    def test_an_old_shared_file_is_expired_for_all_its_apps(self):
+        now = now_us()
+        write_session_file(os.path.join(self.s.state_home, 'gnome-session@gnome.state'),
+                           {'org.example.Bare': [None]}, now - 40 * USEC_PER_DAY)
+        bare = self.s.list_state()['org.example.Bare']
+        self.assertNotIn('last-saved', bare)
+        self.assertEqual(bare['state'], 'expired')
 
 
 class ConsumersTest(PolicydTestCase):

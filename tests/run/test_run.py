@@ -126,8 +126,9 @@ class RunTest(unittest.TestCase):
 
     def test_b_the_portal_backend_is_what_consults_policyd(self):
         """The sample apps registered through session-restore-portal: the
-        panel's main page says "Used by session-restore-portal", and names
-        no Python (the seed and the apps ask policyd nothing themselves)."""
+        panel's main page says "Used by Session Restore portal" (the name of
+        its desktop file), and names no Python (the seed and the apps ask
+        policyd nothing themselves)."""
         self.assertIn('The sample apps registered through session-restore-portal: '
                       'org.gnome.TextEditor launch', self.text())
         result = self.in_demo('gdbus call --session --dest org.gnome.SessionRestore.Policy '
@@ -137,6 +138,7 @@ class RunTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(re.findall(r"\('([^']*)'", result.stdout), ['session-restore-portal'],
                          result.stdout)
+        self.assertIn('The main page says: Used by Session Restore portal\n', self.text() + '\n')
 
     def test_gnome_switch_is_there(self):
         """The demo is a current GNOME desktop's world: GNOME's own switch

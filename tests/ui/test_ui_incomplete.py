@@ -27,8 +27,8 @@ class IncompleteListingTest(PanelTestCase):
         cls.s.start_policyd(prefix=NO_DAC)
 
     def test_says_some_could_not_be_read(self):
-        totals = self.find('label', '· Some could not be read').get_name()
-        self.assertTrue(totals.startswith('1 app · '), totals)
+        totals = self.find('label', ', some could not be read').get_name()
+        self.assertTrue(totals.startswith('1 saved session ('), totals)
         self.show_view('Apps')
         self.find('label', 'Some saved sessions could not be read, so some apps may be missing')
         self.assertIn('1 window', self.row_text('Files'))

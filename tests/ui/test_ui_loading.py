@@ -33,5 +33,5 @@ class LoadingTest(PanelTestCase):
 
         os.kill(self.policyd_pid, signal.SIGCONT)
         self.find('check box', 'Save and Restore Apps', timeout=20)
-        self.find('label', '1 app · ')
+        self.find('label', '1 saved session (')
         self.assertFalse(self.find_all('label', 'Cannot Reach the Session Restore Service'))

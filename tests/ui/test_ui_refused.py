@@ -20,7 +20,7 @@ class RefusedPanelTest(PanelTestCase):
         self.assertEqual(len(locks), 3)
         self.assertFalse(self.sensitive('check box', 'Save and Restore Apps'))
         # Clearing is refused too: the button is locked, not merely grey.
-        self.find('label', '1 app ·')
+        self.find('label', '1 saved session (')
         self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
         self.assertGreaterEqual(len(self.find_all('label', 'Set by your administrator')), 6)
 

@@ -24,6 +24,7 @@ count_app (const char *app_id,
            guint       entries,
            guint64     bytes,
            gboolean    reopens,
+           gint64      saved_at,
            gpointer    user_data)
 {
   g_hash_table_insert (user_data, g_strdup (app_id), GUINT_TO_POINTER (entries));
@@ -34,6 +35,7 @@ reopening_app (const char *app_id,
                guint       entries,
                guint64     bytes,
                gboolean    reopens,
+               gint64      saved_at,
                gpointer    user_data)
 {
   if (reopens)
@@ -83,6 +85,40 @@ test_session_reopens (void)
   g_assert_cmpuint (reopening->len, ==, 2);
   g_assert_cmpstr (reopening->pdata[0], ==, "org.example.Open");
   g_assert_cmpstr (reopening->pdata[1], ==, "org.example.GnomeSession");
+}
+
+static void
+saving_app (const char *app_id,
+            guint       entries,
+            guint64     bytes,
+            gboolean    reopens,
+            gint64      saved_at,
+            gpointer    user_data)
+{
+  g_hash_table_insert (user_data, g_strdup (app_id), g_memdup2 (&saved_at, sizeof saved_at));
+}
+
+/* An app's own time is its newest instance's "saved-at" (the portal's
+ * record), not the file's: gnome-session's instances, without one, have
+ * none (0), and a negative one is none either. */
+static void
+test_session_saved_at (void)
+{
+  g_autoptr(GVariant) state = g_variant_ref_sink (g_variant_new_parsed (
+    "{'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.Two': ({}, [{'instance-id': <'1'>, 'saved-at': <int64 5000>},"
+    "                           {'instance-id': <'2'>, 'saved-at': <int64 9000>},"
+    "                           {'instance-id': <'3'>}]),"
+    "  'org.example.Negative': ({}, [{'instance-id': <'1'>, 'saved-at': <int64 -7>}]),"
+    "  'org.example.WrongType': ({}, [{'instance-id': <'1'>, 'saved-at': <'9000'>}]),"
+    "  'org.example.GnomeSession': ({}, [{'instance-id': <'1'>}])}>}"));
+  g_autoptr(GHashTable) saved = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  sr_format_gnome_session_foreach_app (state, saving_app, saved);
+  g_assert_cmpint (*(gint64 *) g_hash_table_lookup (saved, "org.example.Two"), ==, 9000);
+  g_assert_cmpint (*(gint64 *) g_hash_table_lookup (saved, "org.example.Negative"), ==, 0);
+  g_assert_cmpint (*(gint64 *) g_hash_table_lookup (saved, "org.example.WrongType"), ==, 0);
+  g_assert_cmpint (*(gint64 *) g_hash_table_lookup (saved, "org.example.GnomeSession"), ==, 0);
 }
 
 static void
@@ -144,6 +180,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/format-gnome-session/parse-and-list", test_session_parse_and_list);
   g_test_add_func ("/format-gnome-session/reopens", test_session_reopens);
+  g_test_add_func ("/format-gnome-session/saved-at", test_session_saved_at);
   g_test_add_func ("/format-gnome-session/without", test_session_without);
   g_test_add_func ("/format-gnome-session/rejects", test_session_rejects);
 
