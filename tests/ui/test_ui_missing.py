@@ -6,7 +6,6 @@ sentence why it could not. The window opens at the size it was closed at."""
 import os
 import signal
 import subprocess
-import time
 
 from srtest import BUS_NAME, POLICYD, GLib, Gio
 from uitest import Atspi, PanelTestCase
@@ -42,7 +41,8 @@ class MissingServiceTest(PanelTestCase):
             f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec={POLICYD}\n')
         self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
                              'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
-        time.sleep(0.5)
+        # dbus-daemon answers ReloadConfig once it has read the service
+        # files again: no waiting.
         self.click_button('Retry')
         self.find('check box', 'Save and Restore Apps', timeout=20)
         pid = self.s.owner_pid()
