@@ -23,6 +23,7 @@ struct _SrAppRow {
   SrAppItem *item;          /* (owned) (nullable) */
   gulong notify_id;
 
+  GtkWidget *outer;
   GtkWidget *box;
   GtkWidget *text_box;
   GtkImage *icon;
@@ -286,13 +287,12 @@ sr_app_row_measure (GtkWidget      *widget,
 
   if (orientation == GTK_ORIENTATION_VERTICAL)
     {
-      gtk_widget_measure (self->box, orientation, for_size,
+      gtk_widget_measure (self->outer, orientation, for_size,
                           minimum, natural, minimum_baseline, natural_baseline);
       return;
     }
 
-  width = gtk_widget_get_margin_start (self->box) + gtk_widget_get_margin_end (self->box) +
-          TEXT_MIN_WIDTH;
+  width = TEXT_MIN_WIDTH;
   for (GtkWidget *child = gtk_widget_get_first_child (self->box); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
@@ -303,7 +303,15 @@ sr_app_row_measure (GtkWidget      *widget,
       gtk_widget_measure (child, orientation, -1, &child_min, NULL, NULL, NULL);
       width += child_min + spacing;
     }
-  *minimum = *natural = width;
+  if (gtk_widget_get_visible (self->reset_button))
+    {
+      int reset_min;   /* with its margin, which lines it up with the text */
+
+      gtk_widget_measure (self->reset_button, orientation, -1, &reset_min, NULL, NULL, NULL);
+      width = MAX (width, reset_min);
+    }
+  *minimum = *natural = width + gtk_widget_get_margin_start (self->outer) +
+                        gtk_widget_get_margin_end (self->outer);
 }
 
 /* Without a layout manager a widget is taken to be of constant size: the
@@ -320,7 +328,7 @@ sr_app_row_size_allocate (GtkWidget *widget,
                           int        height,
                           int        baseline)
 {
-  gtk_widget_allocate (SR_APP_ROW (widget)->box, width, height, baseline, NULL);
+  gtk_widget_allocate (SR_APP_ROW (widget)->outer, width, height, baseline, NULL);
 }
 
 static void
@@ -354,6 +362,7 @@ sr_app_row_class_init (SrAppRowClass *klass)
 
   g_type_ensure (SR_TYPE_LOCK_ICON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/gnome/SessionRestore/sr-app-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, SrAppRow, outer);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, box);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, text_box);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, icon);
