@@ -132,6 +132,9 @@ class AccessibilityTest(PanelTestCase):
         self.s.gsettings('set', 'enabled', 'true')
         self.s.set_allowed(['org.gnome.SessionRestore.configure'])
         self.click('push button', 'Back')
+        # GTK 4.8 clicks an activated button a quarter second later: the
+        # Apps page asked for before that would be left at once.
+        self.gone('entry', 'Search apps')
         self.show_view('Apps')
         self.find('label', 'Could Not Read Saved Sessions')
         self.no_toasts()
