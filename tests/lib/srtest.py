@@ -144,6 +144,27 @@ def keyfile_value(value):
     return str(value)
 
 
+
+def remove_world(root):
+    """Removes a test world. A GTK app in it may have started
+    xdg-document-portal, whose FUSE mount under $XDG_RUNTIME_DIR/doc is
+    still going away as the bus stops: reading it then fails with
+    ECONNABORTED, which rmtree's ignore_errors does not cover. What is
+    still mounted under the world is unmounted first (lazily), and a
+    failed removal is tried again once that is done."""
+    for attempt in range(20):
+        with open('/proc/self/mounts') as mounts:
+            below = [line.split()[1] for line in mounts
+                     if line.split()[1].startswith(root.rstrip('/') + '/')]
+        for point in sorted(below, reverse=True):
+            subprocess.run(['umount', '-l', point], stderr=subprocess.DEVNULL, check=False)
+        try:
+            shutil.rmtree(root, ignore_errors=True)
+            return
+        except OSError:
+            time.sleep(0.1)
+    shutil.rmtree(root, ignore_errors=True)
+
 class Bus:
     """A dbus-daemon of our own, of type session or system."""
 
@@ -523,7 +544,7 @@ class Session:
             if VALGRIND:
                 self.check_valgrind_logs()
         finally:
-            shutil.rmtree(self.root, ignore_errors=True)
+            remove_world(self.root)
 
     def check_valgrind_logs(self):
         """Every policyd run under memcheck that got to its summary: no
