@@ -148,6 +148,13 @@ name_lost (GDBusConnection *connection,
   g_main_loop_quit (backend->portal->loop);
 }
 
+static void
+forget_cleared (const char * const *app_ids,
+                gpointer            user_data)
+{
+  sr_portal_record_forget (user_data, app_ids);
+}
+
 static int
 run_backend (void)
 {
@@ -168,25 +175,11 @@ run_backend (void)
     }
   g_dbus_connection_set_exit_on_close (portal.bus, FALSE);
   portal.loop = loop;
-  portal.desktop = sr_portal_desktop_identity ();
-  record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
-  portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
-  portal.writer = sr_record_writer_new (portal.record_path);
   portal.apps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sr_app_free);
   portal.sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                            (GDestroyNotify) sr_portal_session_free);
   portal.tombstones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_mutex_init (&portal.subtree_lock);
-  sr_portal_record_load (&portal);
-
-  /* Blocking round trips: before anything of ours can be dispatched on
-   * the worker thread, and so before the lock is taken. */
-  portal.policy = sr_portal_policy_new (portal.bus, &error);
-  if (portal.policy == NULL)
-    {
-      g_printerr ("session-restore-portal: %s\n", error->message);
-      return EXIT_FAILURE;
-    }
   g_rec_mutex_init (&portal.lock);
   g_rec_mutex_lock (&portal.lock);
   main_lock = &portal.lock;
@@ -195,12 +188,27 @@ run_backend (void)
   portal.skeleton = sr_impl_save_restore_skeleton_new ();
   sr_impl_save_restore_set_version (portal.skeleton, 1);
   sr_portal_register_connect (&portal);
+  /* The filter first: it hears policyd's clears from the moment policyd
+   * can know the backend. */
+  if (!sr_portal_sessions_export (&portal, &error))
+    {
+      g_printerr ("session-restore-portal: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  /* policyd is identified in the background, while the record is read
+   * and the name taken (sr-portal-policy.c). */
+  portal.policy = sr_portal_policy_new (portal.bus, forget_cleared, &portal);
+  portal.desktop = sr_portal_desktop_identity ();
+  record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
+  portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
+  portal.writer = sr_record_writer_new (portal.record_path);
+  sr_portal_record_load (&portal);
+
   backend.control = sr_portal_dbus_portal_skeleton_new ();
   g_signal_connect (backend.control, "handle-end-session", G_CALLBACK (handle_end_session), &portal);
   g_signal_connect (backend.control, "handle-login", G_CALLBACK (handle_login), &portal);
   g_signal_connect (backend.control, "handle-sync", G_CALLBACK (handle_sync), &portal);
-  if (!sr_portal_sessions_export (&portal, &error) ||
-      !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (backend.control), portal.bus,
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (backend.control), portal.bus,
                                          SR_PORTAL_CONTROL_PATH, &error))
     {
       g_printerr ("session-restore-portal: %s\n", error->message);
@@ -290,7 +298,11 @@ main (int    argc,
    * which answers Register, the record's writer, GLib's own), each
    * keeping pages of its own. */
   mallopt (M_ARENA_MAX, 1);
-  setlocale (LC_ALL, "");
+  /* Only the character set of the user's locale, so that what is logged
+   * comes out readable. The backend's messages are in English, for logs,
+   * as policyd's are; with LC_MESSAGES set, looking up translations of
+   * GLib's own strings cost a twentieth of its start-up's instructions. */
+  setlocale (LC_CTYPE, "");
   g_option_context_set_summary (context,
                                 "The save/restore portal backend of Session Restore "
                                 "(org.freedesktop.impl.portal.SaveRestore).");

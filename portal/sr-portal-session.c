@@ -327,10 +327,8 @@ filter (GDBusConnection *connection,
   if (incoming && sr_portal_policy_looks_cleared (message))
     {
       g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
-      g_auto(GStrv) app_ids = self->closing ? NULL : sr_portal_policy_cleared_apps (self->policy,
-                                                                                    message);
-      if (app_ids != NULL)
-        sr_portal_record_forget (self, (const char * const *) app_ids);
+      if (!self->closing)
+        sr_portal_policy_take_cleared (self->policy, message);
       return message;
     }
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
