@@ -144,12 +144,7 @@ class TestStartUp(PortalTestCase):
                                 stdout=subprocess.PIPE, text=True)
         self.addCleanup(self.stop, fake)
         self.assertEqual(fake.stdout.readline(), 'owned\n')
-        services = os.path.join(self.s.data_home, 'dbus-1', 'services')
-        os.makedirs(services, exist_ok=True)
-        with open(os.path.join(services, f'{BACKEND_NAME}.service'), 'w') as f:
-            f.write(f'[D-BUS Service]\nName={BACKEND_NAME}\nExec={BACKEND}\n')
-        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                             'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
+        self.s.activatable(BACKEND, name=BACKEND_NAME)
         registration = self.backend_call(
             '/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
             'Register', GLib.Variant('(osa{sv})', ('/org/freedesktop/portal/desktop/session/9_9/first',
