@@ -56,7 +56,7 @@ sr_portal_unlocked_end (SrPortal *self)
 
 typedef struct {
   SrPortal *portal;             /* (unowned) */
-  SrPortalDBusPortal *control;  /* (owned) */
+  guint control_id;             /* the control object's registration */
   int status;
 } Backend;
 
@@ -81,37 +81,35 @@ control_done (GObject      *source,
                                            "%s", error->message);
 }
 
-static gboolean
-handle_end_session (SrPortalDBusPortal    *control,
-                    GDBusMethodInvocation *invocation,
-                    gpointer               user_data)
-{
-  g_object_set_data (G_OBJECT (invocation), "sr-portal", user_data);
-  sr_portal_end_session_async (user_data, control_done, g_object_ref (invocation));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
-static gboolean
-handle_sync (SrPortalDBusPortal    *control,
-             GDBusMethodInvocation *invocation,
-             gpointer               user_data)
+/* org.gnome.SessionRestore.Portal, in the main loop. The answers come
+ * once done (control_done()). */
+static void
+control_method_call (GDBusConnection       *connection,
+                     const char            *sender,
+                     const char            *path,
+                     const char            *interface,
+                     const char            *method,
+                     GVariant              *parameters,
+                     GDBusMethodInvocation *invocation,
+                     gpointer               user_data)
 {
   SrPortal *portal = user_data;
 
   g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
-  sr_portal_record_flush_async (portal, control_done, g_object_ref (invocation));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
+  if (g_str_equal (method, "EndSession"))
+    sr_portal_end_session_async (portal, control_done, g_object_ref (invocation));
+  else if (g_str_equal (method, "Login"))
+    sr_portal_login_async (portal, control_done, g_object_ref (invocation));
+  else if (g_str_equal (method, "Sync"))
+    sr_portal_record_flush_async (portal, control_done, g_object_ref (invocation));
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
+                                           "No method %s", method);
 }
 
-static gboolean
-handle_login (SrPortalDBusPortal    *control,
-              GDBusMethodInvocation *invocation,
-              gpointer               user_data)
-{
-  g_object_set_data (G_OBJECT (invocation), "sr-portal", user_data);
-  sr_portal_login_async (user_data, control_done, g_object_ref (invocation));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
+static const GDBusInterfaceVTable control_vtable = {
+  .method_call = control_method_call,
+};
 
 static void
 ended_then_quit (GObject      *source,
@@ -148,6 +146,13 @@ name_lost (GDBusConnection *connection,
   g_main_loop_quit (backend->portal->loop);
 }
 
+static void
+forget_cleared (const char * const *app_ids,
+                gpointer            user_data)
+{
+  sr_portal_record_forget (user_data, app_ids);
+}
+
 static int
 run_backend (void)
 {
@@ -157,7 +162,7 @@ run_backend (void)
   /* Static: a reply to a Register may still reach the worker thread
    * after this returns, and take the lock to find it closing. */
   static SrPortal portal;
-  Backend backend = { &portal, NULL, EXIT_SUCCESS };
+  Backend backend = { &portal, 0, EXIT_SUCCESS };
   guint owner_id;
 
   portal.bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
@@ -168,40 +173,36 @@ run_backend (void)
     }
   g_dbus_connection_set_exit_on_close (portal.bus, FALSE);
   portal.loop = loop;
-  portal.desktop = sr_portal_desktop_identity ();
-  record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
-  portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
-  portal.writer = sr_record_writer_new (portal.record_path);
   portal.apps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sr_app_free);
   portal.sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                            (GDestroyNotify) sr_portal_session_free);
   portal.tombstones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_mutex_init (&portal.subtree_lock);
-  sr_portal_record_load (&portal);
-
-  /* Blocking round trips: before anything of ours can be dispatched on
-   * the worker thread, and so before the lock is taken. */
-  portal.policy = sr_portal_policy_new (portal.bus, &error);
-  if (portal.policy == NULL)
-    {
-      g_printerr ("session-restore-portal: %s\n", error->message);
-      return EXIT_FAILURE;
-    }
   g_rec_mutex_init (&portal.lock);
   g_rec_mutex_lock (&portal.lock);
   main_lock = &portal.lock;
   g_main_context_set_poll_func (NULL, poll_unlocked);
 
-  portal.skeleton = sr_impl_save_restore_skeleton_new ();
-  sr_impl_save_restore_set_version (portal.skeleton, 1);
-  sr_portal_register_connect (&portal);
-  backend.control = sr_portal_dbus_portal_skeleton_new ();
-  g_signal_connect (backend.control, "handle-end-session", G_CALLBACK (handle_end_session), &portal);
-  g_signal_connect (backend.control, "handle-login", G_CALLBACK (handle_login), &portal);
-  g_signal_connect (backend.control, "handle-sync", G_CALLBACK (handle_sync), &portal);
-  if (!sr_portal_sessions_export (&portal, &error) ||
-      !g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (backend.control), portal.bus,
-                                         SR_PORTAL_CONTROL_PATH, &error))
+  /* The filter first: it hears policyd's clears from the moment policyd
+   * can know the backend. */
+  if (!sr_portal_sessions_export (&portal, &error))
+    {
+      g_printerr ("session-restore-portal: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  /* policyd is identified in the background, while the record is read
+   * and the name taken (sr-portal-policy.c). */
+  portal.policy = sr_portal_policy_new (portal.bus, forget_cleared, &portal);
+  portal.desktop = sr_portal_desktop_identity ();
+  record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
+  portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
+  portal.writer = sr_record_writer_new (portal.record_path);
+  sr_portal_record_load (&portal);
+
+  backend.control_id = g_dbus_connection_register_object (portal.bus, SR_PORTAL_CONTROL_PATH,
+                                                          (GDBusInterfaceInfo *) &sr_portal_dbus_portal_interface,
+                                                          &control_vtable, &portal, NULL, &error);
+  if (backend.control_id == 0)
     {
       g_printerr ("session-restore-portal: %s\n", error->message);
       return EXIT_FAILURE;
@@ -218,7 +219,7 @@ run_backend (void)
   g_bus_unown_name (owner_id);
   sr_portal_unwatch_logind (&portal);
   sr_portal_sessions_unexport (&portal);
-  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (backend.control));
+  g_dbus_connection_unregister_object (portal.bus, backend.control_id);
   /* A handler on the worker thread may be waiting for the lock: it finds
    * the backend closing, and once the worker thread has flushed what was
    * sent, none runs any more. */
@@ -228,8 +229,6 @@ run_backend (void)
   g_rec_mutex_lock (&portal.lock);
   sr_portal_record_flush_sync (&portal);
   g_clear_pointer (&portal.writer, sr_record_writer_free);
-  g_clear_object (&backend.control);
-  g_clear_object (&portal.skeleton);
   g_clear_pointer (&portal.policy, sr_portal_policy_free);
   g_clear_pointer (&portal.sessions, g_hash_table_unref);
   g_clear_pointer (&portal.apps, g_hash_table_unref);
@@ -290,7 +289,11 @@ main (int    argc,
    * which answers Register, the record's writer, GLib's own), each
    * keeping pages of its own. */
   mallopt (M_ARENA_MAX, 1);
-  setlocale (LC_ALL, "");
+  /* Only the character set of the user's locale, so that what is logged
+   * comes out readable. The backend's messages are in English, for logs,
+   * as policyd's are; with LC_MESSAGES set, looking up translations of
+   * GLib's own strings cost a twentieth of its start-up's instructions. */
+  setlocale (LC_CTYPE, "");
   g_option_context_set_summary (context,
                                 "The save/restore portal backend of Session Restore "
                                 "(org.freedesktop.impl.portal.SaveRestore).");

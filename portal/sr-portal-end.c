@@ -32,8 +32,7 @@ save_hint_all (SrPortal *self)
     {
       if (!session->answered || session->closed || session->instance_id == NULL)
         continue;
-      /* The object is registered from the worker thread, not exported
-       * with the skeleton, whose emit would go nowhere. */
+      /* To the frontend, which passes it on to the app of that handle. */
       g_dbus_connection_emit_signal (self->bus, NULL, SR_PORTAL_OBJECT_PATH,
                                      "org.freedesktop.impl.portal.SaveRestore", "SaveHint",
                                      g_variant_new ("(o)", session->handle), NULL);

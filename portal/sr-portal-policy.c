@@ -1,5 +1,17 @@
 /* sr-portal-policy.c: policyd, through libsessionrestore's SrPolicyClient
  *
+ * The client identifies policyd (finds the owner of its name, verifies it
+ * as a host process of the user, reads its properties, which also makes
+ * the backend one policyd tells of clears) while the backend takes its
+ * own name: those round trips are not on the path of the first answer
+ * unless the first Register comes before they are done. Until then, and
+ * while a new owner of the name is identified, the checks and exits asked
+ * for wait here, unsent (nothing naming an app reaches a program not yet
+ * verified), and go out in the order they came once the client knows
+ * what owns the name (settled()). A StoredStateCleared read meanwhile
+ * waits too, counts only if the owner verified sent it, and is taken
+ * before those calls go out, as policyd sent it before their answers.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-portal-policy"
@@ -13,51 +25,47 @@
 #define POLICY_PATH "/org/gnome/SessionRestore/Policy"
 #define POLICY_INTERFACE "org.gnome.SessionRestore.Policy"
 
+/* A call asked for while the client was not settled. */
+typedef struct {
+  char *app_id;                  /* (owned) */
+  GTask *check;                  /* (owned) (nullable) a check; NULL: an exit */
+  SrRestoreReason reason;
+  gint64 saved_at;
+  gboolean interactive;          /* for a check */
+  gboolean voluntary;            /* for an exit */
+} Waiting;
+
 struct _SrPortalPolicy {
   SrPolicyClient *client;        /* (owned) */
+  gboolean initialized;          /* the client's initialization ended */
+  gboolean failed;               /* … with an error: it will fail every call */
+  GCancellable *cancellable;     /* (owned) its initialization */
+  GPtrArray *waiting;            /* (owned) (element-type Waiting) calls made
+                                  * while it was not settled */
+  GPtrArray *clears;             /* (owned) (element-type GDBusMessage) the
+                                  * StoredStateCleared read meanwhile */
+  SrPortalPolicyClearedFunc cleared; /* forgets cleared apps */
+  gpointer cleared_data;         /* (unowned) for @cleared */
 };
 
-SrPortalPolicy *
-sr_portal_policy_new (GDBusConnection  *bus,
-                      GError          **error)
-{
-  g_autoptr(SrPolicyClient) client = sr_policy_client_new_for_bus_sync (bus, SR_POLICY_CLIENT_FLAGS_NONE,
-                                                                        NULL, error);
-  SrPortalPolicy *self;
+static void check_now (SrPortalPolicy *self, const char *app_id, SrRestoreReason reason,
+                       gint64 saved_at, gboolean interactive, GTask *task);
+static void note_exit_now (SrPortalPolicy *self, const char *app_id, gboolean voluntary);
 
-  if (client == NULL)
-    return NULL;
-  self = g_new0 (SrPortalPolicy, 1);
-  self->client = g_steal_pointer (&client);
-  return self;
+static void
+waiting_free (Waiting *waiting)
+{
+  g_free (waiting->app_id);
+  g_clear_object (&waiting->check);
+  g_free (waiting);
 }
 
-void
-sr_portal_policy_free (SrPortalPolicy *self)
-{
-  g_clear_object (&self->client);
-  g_free (self);
-}
-
-/* StoredStateCleared is taken as GDBus's worker thread reads it (the
- * filter, sr-portal-session.c), not from SrPolicyClient's signal, which
- * comes later in the main loop: a reply to Register read after the signal
- * is then handled after the clear, as policyd sent them. */
-gboolean
-sr_portal_policy_looks_cleared (GDBusMessage *message)
-{
-  return g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_SIGNAL &&
-         g_strcmp0 (g_dbus_message_get_member (message), "StoredStateCleared") == 0 &&
-         g_strcmp0 (g_dbus_message_get_interface (message), POLICY_INTERFACE) == 0 &&
-         g_strcmp0 (g_dbus_message_get_path (message), POLICY_PATH) == 0;
-}
-
-/* With SrPortal.lock held, so that the client's idea of the owner holds
- * still (it changes in the main loop). Believed only from policyd, as the
- * client believes it. */
-char **
-sr_portal_policy_cleared_apps (SrPortalPolicy *self,
-                               GDBusMessage   *message)
+/* The app ids policyd cleared, if @message is its StoredStateCleared and
+ * the verified owner sent it; the client's idea of the owner changes only
+ * in the main loop, which does not run while this does (SrPortal.lock). */
+static char **
+cleared_apps (SrPortalPolicy *self,
+              GDBusMessage   *message)
 {
   GVariant *body = g_dbus_message_get_body (message);
   char **app_ids = NULL;
@@ -69,6 +77,151 @@ sr_portal_policy_cleared_apps (SrPortalPolicy *self,
     return NULL;
   g_variant_get (body, "(^as)", &app_ids);
   return app_ids;
+}
+
+static void
+forget_cleared (SrPortalPolicy *self,
+                GDBusMessage   *message)
+{
+  g_auto(GStrv) app_ids = cleared_apps (self, message);
+
+  if (app_ids != NULL)
+    self->cleared ((const char * const *) app_ids, self->cleared_data);
+}
+
+/* Whether the client knows what owns policyd's name (running, missing or
+ * not to be trusted): not before its initialization ends, nor while it
+ * identifies a new owner after a change of hands (the name taken by the
+ * policyd it started, or by one started again). Calls made meanwhile
+ * would fail ("not identified yet"): they wait for it. */
+static gboolean
+settled (SrPortalPolicy *self)
+{
+  return self->initialized &&
+         (self->failed || sr_policy_client_get_service_state (self->client) != SR_SERVICE_STATE_UNKNOWN);
+}
+
+/* In the main loop, which holds SrPortal.lock: the clears first, as
+ * policyd sent them before it could answer the calls. */
+static void
+send_waiting (SrPortalPolicy *self)
+{
+  g_autoptr(GPtrArray) clears = NULL;
+  g_autoptr(GPtrArray) waiting = NULL;
+
+  if (!settled (self) || (self->clears->len == 0 && self->waiting->len == 0))
+    return;
+  clears = g_steal_pointer (&self->clears);
+  self->clears = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < clears->len; i++)
+    forget_cleared (self, clears->pdata[i]);
+  waiting = g_steal_pointer (&self->waiting);
+  self->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
+  for (guint i = 0; i < waiting->len; i++)
+    {
+      Waiting *call = waiting->pdata[i];
+      if (call->check != NULL)
+        check_now (self, call->app_id, call->reason, call->saved_at, call->interactive,
+                   g_steal_pointer (&call->check));
+      else
+        note_exit_now (self, call->app_id, call->voluntary);
+    }
+}
+
+static void
+on_service_state_cb (GObject    *client,
+                     GParamSpec *pspec,
+                     gpointer    user_data)
+{
+  send_waiting (user_data);
+}
+
+static void
+on_client_ready_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  SrPortalPolicy *self;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_async_initable_init_finish (G_ASYNC_INITABLE (source), result, &error) &&
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;   /* freed: the backend is exiting */
+  self = user_data;
+  /* Failed otherwise, the client fails every call it is given: the
+   * checks say no, as they do when policyd cannot be asked. */
+  if (error != NULL)
+    g_warning ("Could not reach policyd: %s", error->message);
+  self->initialized = TRUE;
+  self->failed = error != NULL;
+  send_waiting (self);
+}
+
+SrPortalPolicy *
+sr_portal_policy_new (GDBusConnection           *bus,
+                      SrPortalPolicyClearedFunc  cleared,
+                      gpointer                   user_data)
+{
+  SrPortalPolicy *self = g_new0 (SrPortalPolicy, 1);
+
+  self->client = sr_policy_client_new (bus, SR_POLICY_CLIENT_FLAGS_NONE);
+  self->cancellable = g_cancellable_new ();
+  self->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
+  self->clears = g_ptr_array_new_with_free_func (g_object_unref);
+  self->cleared = cleared;
+  self->cleared_data = user_data;
+  g_signal_connect (self->client, "notify::service-state", G_CALLBACK (on_service_state_cb), self);
+  g_async_initable_init_async (G_ASYNC_INITABLE (self->client), G_PRIORITY_DEFAULT,
+                               self->cancellable, on_client_ready_cb, self);
+  return self;
+}
+
+void
+sr_portal_policy_free (SrPortalPolicy *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  /* Checks still waiting are answered (no): their callers are exiting. */
+  for (guint i = 0; i < self->waiting->len; i++)
+    {
+      Waiting *call = self->waiting->pdata[i];
+      if (call->check != NULL)
+        {
+          g_task_set_task_data (call->check, g_strdup ("the backend is exiting"), g_free);
+          g_task_return_boolean (call->check, FALSE);
+        }
+    }
+  g_clear_pointer (&self->waiting, g_ptr_array_unref);
+  g_clear_pointer (&self->clears, g_ptr_array_unref);
+  /* Its identification may still be under way, holding a reference. */
+  g_signal_handlers_disconnect_by_data (self->client, self);
+  g_clear_object (&self->client);
+  g_free (self);
+}
+
+/* StoredStateCleared is taken as GDBus's worker thread reads it (the
+ * filter, sr-portal-session.c), not from SrPolicyClient's signal, which
+ * comes later in the main loop: a reply to Register read after the signal
+ * is then handled after the clear, as policyd sent them. Without the
+ * lock: the filter sees every message. */
+gboolean
+sr_portal_policy_looks_cleared (GDBusMessage *message)
+{
+  return g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_SIGNAL &&
+         g_strcmp0 (g_dbus_message_get_member (message), "StoredStateCleared") == 0 &&
+         g_strcmp0 (g_dbus_message_get_interface (message), POLICY_INTERFACE) == 0 &&
+         g_strcmp0 (g_dbus_message_get_path (message), POLICY_PATH) == 0;
+}
+
+/* With SrPortal.lock held. */
+void
+sr_portal_policy_take_cleared (SrPortalPolicy *self,
+                               GDBusMessage   *message)
+{
+  if (settled (self))
+    forget_cleared (self, message);
+  else
+    g_ptr_array_add (self->clears, g_object_ref (message));
 }
 
 static gboolean
@@ -107,6 +260,19 @@ checked (GObject      *source,
   g_source_attach (idle, g_task_get_context (task));
 }
 
+static void
+check_now (SrPortalPolicy  *self,
+           const char      *app_id,
+           SrRestoreReason  reason,
+           gint64           saved_at,
+           gboolean         interactive,
+           GTask           *task)
+{
+  sr_policy_client_check_restore_async (self->client, app_id, reason, saved_at,
+                                        interactive ? SR_CALL_FLAGS_ALLOW_INTERACTION : SR_CALL_FLAGS_NONE,
+                                        NULL, checked, task);
+}
+
 void
 sr_portal_policy_check_async (SrPortalPolicy      *self,
                               const char          *app_id,
@@ -117,11 +283,21 @@ sr_portal_policy_check_async (SrPortalPolicy      *self,
                               gpointer             user_data)
 {
   GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  Waiting *waiting;
 
   g_task_set_source_tag (task, sr_portal_policy_check_async);
-  sr_policy_client_check_restore_async (self->client, app_id, reason, saved_at,
-                                        interactive ? SR_CALL_FLAGS_ALLOW_INTERACTION : SR_CALL_FLAGS_NONE,
-                                        NULL, checked, task);
+  if (settled (self))
+    {
+      check_now (self, app_id, reason, saved_at, interactive, task);
+      return;
+    }
+  waiting = g_new0 (Waiting, 1);
+  waiting->app_id = g_strdup (app_id);
+  waiting->check = task;
+  waiting->reason = reason;
+  waiting->saved_at = saved_at;
+  waiting->interactive = interactive;
+  g_ptr_array_add (self->waiting, waiting);
 }
 
 gboolean
@@ -144,11 +320,29 @@ noted (GObject      *source,
     g_warning ("Could not tell policyd of an exit: %s", error->message);
 }
 
-/* Sent without waiting: Close2 is answered at once. */
+static void
+note_exit_now (SrPortalPolicy *self,
+               const char     *app_id,
+               gboolean        voluntary)
+{
+  sr_policy_client_note_exit_async (self->client, app_id, voluntary, NULL, noted, NULL);
+}
+
+/* Sent without waiting for the answer: Close2 is answered at once. */
 void
 sr_portal_policy_note_exit (SrPortalPolicy *self,
                             const char     *app_id,
                             gboolean        voluntary)
 {
-  sr_policy_client_note_exit_async (self->client, app_id, voluntary, NULL, noted, NULL);
+  Waiting *waiting;
+
+  if (settled (self))
+    {
+      note_exit_now (self, app_id, voluntary);
+      return;
+    }
+  waiting = g_new0 (Waiting, 1);
+  waiting->app_id = g_strdup (app_id);
+  waiting->voluntary = voluntary;
+  g_ptr_array_add (self->waiting, waiting);
 }

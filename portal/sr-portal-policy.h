@@ -2,6 +2,7 @@
  *
  * The one place that talks to policyd, through libsessionrestore's
  * SrPolicyClient: the restore check, exits, and the clears it must honour.
+ * The client is made ready in the background; calls made before wait.
  * The checks and exits may be asked from GDBus's worker thread too, with
  * SrPortal.lock held (sr-portal.h): the client's state changes only in
  * the main loop, which holds that lock meanwhile.
@@ -16,8 +17,13 @@ G_BEGIN_DECLS
 
 typedef struct _SrPortalPolicy SrPortalPolicy;
 
+/* Called with the app ids policyd cleared (empty: every app). */
+typedef void (*SrPortalPolicyClearedFunc) (const char * const *app_ids,
+                                           gpointer            user_data);
+
 SrPortalPolicy *sr_portal_policy_new          (GDBusConnection     *bus,
-                                               GError             **error);
+                                               SrPortalPolicyClearedFunc cleared,
+                                               gpointer             user_data);
 void            sr_portal_policy_free         (SrPortalPolicy      *self);
 
 /* The answer: TRUE to restore; *out_why is policyd's reason ("allowed",
@@ -32,10 +38,11 @@ void            sr_portal_policy_check_async  (SrPortalPolicy      *self,
 gboolean        sr_portal_policy_check_finish (SrPortalPolicy      *self,
                                                GAsyncResult        *result,
                                                char               **out_why);
-/* The app ids policyd cleared (empty: everything), if @message is its
- * StoredStateCleared; see sr-portal-policy.c. */
+/* Whether @message may be policyd's StoredStateCleared; if so, the
+ * filter hands it to take_cleared(), which calls the cleared function
+ * if policyd sent it (see sr-portal-policy.c). */
 gboolean        sr_portal_policy_looks_cleared (GDBusMessage       *message);
-char          **sr_portal_policy_cleared_apps (SrPortalPolicy      *self,
+void            sr_portal_policy_take_cleared (SrPortalPolicy      *self,
                                                GDBusMessage        *message);
 void            sr_portal_policy_note_exit    (SrPortalPolicy      *self,
                                                const char          *app_id,

@@ -237,15 +237,12 @@ pick_instance (SrPortal        *self,
   return reason;
 }
 
-static gboolean
-handle_register (SrImplSaveRestore     *skeleton,
+static void
+handle_register (SrPortal              *self,
                  GDBusMethodInvocation *invocation,
                  const char            *handle,
-                 const char            *app_id,
-                 GVariant              *options,
-                 gpointer               user_data)
+                 const char            *app_id)
 {
-  SrPortal *self = user_data;
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session;
   RegisterCall *call;
@@ -256,21 +253,21 @@ handle_register (SrImplSaveRestore     *skeleton,
     {
       g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
                                                      "session-restore-portal is exiting");
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
   session = g_hash_table_lookup (self->sessions, handle);
   if (!handle_is_valid (handle))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                              "“%s” is not a session handle", handle);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
   /* A closed session waiting for its answer still holds the path. */
   if (session != NULL && (!session->closed || !session->answered))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                              "“%s” is registered already", handle);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   closed_before = g_hash_table_remove (self->tombstones, handle);
@@ -292,7 +289,7 @@ handle_register (SrImplSaveRestore     *skeleton,
     {
       session->closed = closed_before;
       finish_register (call, SR_RESTORE_REASON_PRISTINE);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   call->reason = pick_instance (self, session, &saved_at, &interactive, &call->had_state);
@@ -300,7 +297,6 @@ handle_register (SrImplSaveRestore     *skeleton,
     sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
   sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,
                                 checked, call);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 /* The session at @handle, if @invocation comes from whoever registered it. */
@@ -327,22 +323,20 @@ remove_id (GPtrArray  *list,
     g_ptr_array_remove_index (list, index);
 }
 
-static gboolean
-handle_discarded (SrImplSaveRestore     *skeleton,
+static void
+handle_discarded (SrPortal              *self,
                   GDBusMethodInvocation *invocation,
                   const char            *handle,
-                  const char * const    *ids,
-                  gpointer               user_data)
+                  const char * const    *ids)
 {
-  SrPortal *self = user_data;
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session = confirming_session (self, invocation, handle);
   SrApp *app = session != NULL ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
   gboolean changed = FALSE;
 
-  sr_impl_save_restore_complete_discarded_instance_ids (skeleton, invocation);
+  g_dbus_method_invocation_return_value (invocation, NULL);
   if (app == NULL)
-    return G_DBUS_METHOD_INVOCATION_HANDLED;
+    return;
   for (guint i = 0; ids[i] != NULL; i++)
     {
       /* Only what this handle was asked to discard. */
@@ -354,31 +348,69 @@ handle_discarded (SrImplSaveRestore     *skeleton,
     }
   if (changed)
     sr_portal_record_save (self);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static gboolean
-handle_save_hint_response (SrImplSaveRestore     *skeleton,
+static void
+handle_save_hint_response (SrPortal              *self,
                            GDBusMethodInvocation *invocation,
-                           const char            *handle,
-                           gpointer               user_data)
+                           const char            *handle)
 {
-  SrPortal *self = user_data;
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session = confirming_session (self, invocation, handle);
 
-  sr_impl_save_restore_complete_save_hint_response (skeleton, invocation);
+  g_dbus_method_invocation_return_value (invocation, NULL);
   if (session != NULL && session->save_hint_sent)
     sr_portal_save_hint_response (self, session);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-void
-sr_portal_register_connect (SrPortal *self)
+/* GDBus has checked the arguments against the interface's description. */
+static void
+method_call (GDBusConnection       *connection,
+             const char            *sender,
+             const char            *path,
+             const char            *interface,
+             const char            *method,
+             GVariant              *parameters,
+             GDBusMethodInvocation *invocation,
+             gpointer               user_data)
 {
-  g_signal_connect (self->skeleton, "handle-register", G_CALLBACK (handle_register), self);
-  g_signal_connect (self->skeleton, "handle-discarded-instance-ids",
-                    G_CALLBACK (handle_discarded), self);
-  g_signal_connect (self->skeleton, "handle-save-hint-response",
-                    G_CALLBACK (handle_save_hint_response), self);
+  const char *handle, *app_id;
+
+  if (g_str_equal (method, "Register"))
+    {
+      g_variant_get (parameters, "(&o&s@a{sv})", &handle, &app_id, NULL);
+      handle_register (user_data, invocation, handle, app_id);
+    }
+  else if (g_str_equal (method, "DiscardedInstanceIds"))
+    {
+      g_autofree const char **ids = NULL;
+
+      g_variant_get (parameters, "(&o^a&s)", &handle, &ids);
+      handle_discarded (user_data, invocation, handle, ids);
+    }
+  else if (g_str_equal (method, "SaveHintResponse"))
+    {
+      g_variant_get (parameters, "(&o)", &handle);
+      handle_save_hint_response (user_data, invocation, handle);
+    }
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
+                                           "No method %s", method);
 }
+
+static GVariant *
+get_property (GDBusConnection  *connection,
+              const char       *sender,
+              const char       *path,
+              const char       *interface,
+              const char       *property,
+              GError          **error,
+              gpointer          user_data)
+{
+  return g_variant_new_uint32 (SR_PORTAL_SAVE_RESTORE_VERSION);
+}
+
+const GDBusInterfaceVTable sr_portal_register_vtable = {
+  .method_call = method_call,
+  .get_property = get_property,
+};

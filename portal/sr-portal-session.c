@@ -267,7 +267,7 @@ subtree_introspect (GDBusConnection *connection,
   if (node == NULL)
     return NULL;
   infos = g_new0 (GDBusInterfaceInfo *, 2);
-  infos[0] = g_dbus_interface_info_ref ((GDBusInterfaceInfo *) sr_impl_session_interface_info ());
+  infos[0] = g_dbus_interface_info_ref ((GDBusInterfaceInfo *) &sr_impl_session_interface);
   return infos;
 }
 
@@ -296,15 +296,13 @@ static void
 register_save_restore (SrPortal        *self,
                        GDBusConnection *connection)
 {
-  GDBusInterfaceSkeleton *skeleton = G_DBUS_INTERFACE_SKELETON (self->skeleton);
   g_autoptr(GError) error = NULL;
 
-  self->skeleton_id = g_dbus_connection_register_object (connection, SR_PORTAL_OBJECT_PATH,
-                                                         g_dbus_interface_skeleton_get_info (skeleton),
-                                                         g_dbus_interface_skeleton_get_vtable (skeleton),
-                                                         g_object_ref (skeleton), g_object_unref,
-                                                         &error);
-  if (self->skeleton_id == 0)
+  self->save_restore_id = g_dbus_connection_register_object (connection, SR_PORTAL_OBJECT_PATH,
+                                                             (GDBusInterfaceInfo *) &sr_impl_save_restore_interface,
+                                                             &sr_portal_register_vtable, self, NULL,
+                                                             &error);
+  if (self->save_restore_id == 0)
     g_error ("Could not serve %s: %s", SR_PORTAL_OBJECT_PATH, error->message);
 }
 
@@ -321,16 +319,14 @@ filter (GDBusConnection *connection,
   g_autofree char *parent = NULL;
 
   g_mutex_lock (&self->subtree_lock);
-  if (self->skeleton_id == 0 && self->serving)
+  if (self->save_restore_id == 0 && self->serving)
     register_save_restore (self, connection);
   g_mutex_unlock (&self->subtree_lock);
   if (incoming && sr_portal_policy_looks_cleared (message))
     {
       g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
-      g_auto(GStrv) app_ids = self->closing ? NULL : sr_portal_policy_cleared_apps (self->policy,
-                                                                                    message);
-      if (app_ids != NULL)
-        sr_portal_record_forget (self, (const char * const *) app_ids);
+      if (!self->closing)
+        sr_portal_policy_take_cleared (self->policy, message);
       return message;
     }
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
@@ -379,9 +375,9 @@ sr_portal_sessions_unexport (SrPortal *self)
   g_mutex_lock (&self->subtree_lock);
   /* The filter may still run once after its removal. */
   self->serving = FALSE;
-  if (self->skeleton_id != 0)
-    g_dbus_connection_unregister_object (self->bus, self->skeleton_id);
-  self->skeleton_id = 0;
+  if (self->save_restore_id != 0)
+    g_dbus_connection_unregister_object (self->bus, self->save_restore_id);
+  self->save_restore_id = 0;
   g_hash_table_iter_init (&iter, self->subtrees);
   while (g_hash_table_iter_next (&iter, NULL, &id))
     g_dbus_connection_unregister_subtree (self->bus, GPOINTER_TO_UINT (id));

@@ -34,6 +34,8 @@ G_BEGIN_DECLS
 #define SR_PORTAL_OBJECT_PATH "/org/freedesktop/portal/desktop"
 #define SR_PORTAL_SESSION_PREFIX "/org/freedesktop/portal/desktop/session/"
 #define SR_PORTAL_CONTROL_PATH "/org/gnome/SessionRestore/Portal"
+/* The version of org.freedesktop.impl.portal.SaveRestore served. */
+#define SR_PORTAL_SAVE_RESTORE_VERSION 1
 /* How long apps have to answer SaveHint at the session's end (the
  * interface's "within 3 seconds"). */
 #define SR_PORTAL_SAVE_HINT_TIMEOUT_MS 3000
@@ -93,9 +95,9 @@ typedef struct {
   GDBusConnection *bus;          /* (owned) */
   GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
   GCancellable *logind_cancellable; /* (owned) (nullable) connecting to it */
-  SrImplSaveRestore *skeleton;   /* (owned) registered from the worker thread,
-                                  * by the filter (sr-portal-session.c) */
-  guint skeleton_id;             /* its registration, or 0 (subtree_lock) */
+  guint save_restore_id;         /* the SaveRestore object's registration, made
+                                  * from the worker thread by the filter
+                                  * (sr-portal-session.c), or 0 (subtree_lock) */
   gboolean serving;              /* the filter registers objects (subtree_lock) */
   SrPortalPolicy *policy;        /* (owned) */
   char *desktop;                 /* (owned) the desktop session type */
@@ -107,7 +109,7 @@ typedef struct {
   GHashTable *tombstones;        /* (owned) handles closed before Register */
   gboolean ending;               /* the desktop session is ending */
   GMainLoop *loop;               /* (unowned) */
-  GMutex subtree_lock;           /* guards subtrees and skeleton_id (the filter
+  GMutex subtree_lock;           /* guards subtrees and save_restore_id (the filter
                                   * runs without SrPortal.lock) */
   GHashTable *subtrees;          /* (owned) sender path → registration id */
   guint filter_id;
@@ -163,8 +165,9 @@ void       sr_portal_session_close     (SrPortal   *self,
                                         SrPortalSession *session,
                                         SrCloseKind kind);
 
-/* sr-portal-register.c */
-void       sr_portal_register_connect  (SrPortal   *self);
+/* sr-portal-register.c: the SaveRestore object's calls, SrPortal the
+ * user data */
+extern const GDBusInterfaceVTable sr_portal_register_vtable;
 
 /* main.c */
 void       sr_portal_unlocked_begin    (SrPortal   *self);

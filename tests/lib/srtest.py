@@ -380,14 +380,14 @@ class Session:
             self.wait_for_owner(process.pid)
         return process
 
-    def activatable(self, command=POLICYD):
-        """A D-Bus service file for policyd in the session's data dir, as an
-        installed one would be: the next call to its name starts it (with
-        @command, a D-Bus Exec line)."""
+    def activatable(self, command=POLICYD, name=BUS_NAME):
+        """A D-Bus service file for policyd (or @name) in the session's data
+        dir, as an installed one would be: the next call to its name starts
+        it (with @command, a D-Bus Exec line)."""
         services = os.path.join(self.data_home, 'dbus-1', 'services')
         os.makedirs(services, exist_ok=True)
-        with open(os.path.join(services, f'{BUS_NAME}.service'), 'w') as f:
-            f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec={command}\n')
+        with open(os.path.join(services, f'{name}.service'), 'w') as f:
+            f.write(f'[D-BUS Service]\nName={name}\nExec={command}\n')
         self.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
                            'ReloadConfig', None, None, Gio.DBusCallFlags.NONE, 5000, None)
 

@@ -9,7 +9,7 @@ import subprocess
 
 import fakepolicyd
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
-from srtest import (BUILD_DIR, LAUNCH, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
+from srtest import (BUILD_DIR, LAUNCH, NOBODY, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
                     SOURCE_DIR, GLib, Gio, PolicydTestCase)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
@@ -125,6 +125,41 @@ class TestStartUp(PortalTestCase):
         a = self.app('org.example.Editor')
         self.assertEqual(a.reason, LAUNCH)
         self.assertIsNotNone(a.instance_id)
+
+    def test_untrusted_policyd_is_told_nothing(self):
+        # Another user's program owns policyd's name when the backend
+        # starts, and would allow everything. The backend identifies it
+        # while it takes its own name, and a Register that comes before it
+        # is done (the bus hands over the one that started the backend as
+        # soon as the name is taken) waits: it must not be named to the
+        # stand-in. PRISTINE, and not one call reaches it.
+        self.stop(self.backend)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.policyd = None
+        log_dir = os.path.join(self.s.root, 'fake')
+        os.makedirs(log_dir)
+        os.chmod(log_dir, 0o777)
+        log = os.path.join(log_dir, 'calls')
+        fake = subprocess.Popen([*NOBODY, *fakepolicyd.command(log)], env=self.s.env,
+                                stdout=subprocess.PIPE, text=True)
+        self.addCleanup(self.stop, fake)
+        self.assertEqual(fake.stdout.readline(), 'owned\n')
+        self.s.activatable(BACKEND, name=BACKEND_NAME)
+        registration = self.backend_call(
+            '/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+            'Register', GLib.Variant('(osa{sv})', ('/org/freedesktop/portal/desktop/session/9_9/first',
+                                                    'org.example.Editor', {})))[0]
+        pid = self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                   'org.freedesktop.DBus', 'GetConnectionUnixProcessID',
+                                   GLib.Variant('(s)', (BACKEND_NAME,)), None,
+                                   Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        self.addCleanup(lambda: subprocess.run(['kill', str(pid)]))
+        self.assertEqual(registration['restore-reason'], PRISTINE)
+        a = self.app('org.example.Editor')
+        self.assertEqual(a.reason, PRISTINE)
+        a.quit()
+        self.sync_frontend()
+        self.assertEqual(fakepolicyd.calls(log), [])
 
 
 class TestSessionObject(PortalTestCase):
