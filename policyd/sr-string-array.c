@@ -30,8 +30,6 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include "sr-string-array.h"
 
 static gsize
