@@ -12,27 +12,39 @@
 
 #include "sr-app-id.h"
 #include "sr-policy.h"
+#include "sr-string-array.h"
 
+typedef struct {
+  GHashTable *set;
+  const char *key;
+} Adding;
+
+static void
+add_if_valid (const char *app_id,
+              gpointer    user_data)
+{
+  Adding *adding = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* gsettings can write anything; an entry that is no app id could
+   * never match, but say so rather than hide it. */
+  if (!sr_app_id_validate (app_id, &error))
+    g_warning ("Ignoring “%s” in “%s”: %s", app_id, adding->key, error->message);
+  else
+    g_hash_table_add (adding->set, (gpointer) app_id);
+}
+
+/* Linear in the list's length, trusted or not (sr-string-array.c). The
+ * set's keys point into @apps, which the policy keeps: 10,000 excluded
+ * apps are not copied. */
 static void
 add_valid_app_ids (GHashTable *set,
                    GVariant   *apps,
                    const char *key)
 {
-  GVariantIter iter;
-  const char *app_id;
+  Adding adding = { set, key };
 
-  g_variant_iter_init (&iter, apps);
-  while (g_variant_iter_next (&iter, "&s", &app_id))
-    {
-      g_autoptr(GError) error = NULL;
-
-      /* gsettings can write anything; an entry that is no app id could
-       * never match, but say so rather than hide it. */
-      if (!sr_app_id_validate (app_id, &error))
-        g_warning ("Ignoring “%s” in “%s”: %s", app_id, key, error->message);
-      else
-        g_hash_table_add (set, g_strdup (app_id));
-    }
+  sr_string_array_foreach (apps, add_if_valid, &adding);
 }
 
 /* GSettings only hands out nicks of the key's enum. */
@@ -63,7 +75,9 @@ sr_policy_new (const SrPolicyKeys *keys)
   policy->crash_loop_threshold = g_variant_get_uint32 (keys->crash_loop_threshold);
   policy->crash_loop_window = g_variant_get_uint32 (keys->crash_loop_window);
 
-  policy->excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  policy->excluded = g_hash_table_new (g_str_hash, g_str_equal);
+  policy->excluded_lists[0] = g_variant_ref (keys->excluded_apps);
+  policy->excluded_lists[1] = g_variant_ref (keys->admin_excluded_apps);
   add_valid_app_ids (policy->excluded, keys->excluded_apps, "excluded-apps");
   add_valid_app_ids (policy->excluded, keys->admin_excluded_apps, "admin-excluded-apps");
   return policy;
@@ -79,6 +93,8 @@ static void
 policy_clear (SrPolicy *policy)
 {
   g_hash_table_unref (policy->excluded);
+  for (guint i = 0; i < G_N_ELEMENTS (policy->excluded_lists); i++)
+    g_clear_pointer (&policy->excluded_lists[i], g_variant_unref);
 }
 
 void

@@ -20,6 +20,9 @@ typedef struct {
   gboolean restore_after_crash;
   gboolean restore_on_launch;
   GHashTable *excluded;             /* set: user ∪ admin app ids */
+  /* (owned) (nullable): the lists the keys of @excluded point into, when
+   * built by sr_policy_new() */
+  GVariant *excluded_lists[2];
   int max_age_days;                 /* -1: forever */
   guint crash_loop_threshold;       /* 0: guard off */
   guint crash_loop_window;          /* seconds */

@@ -21,6 +21,7 @@
 #include "sr-policy.h"
 #include "sr-schema-range.h"
 #include "sr-settings.h"
+#include "sr-string-array.h"
 
 #define DESKTOP_SCHEMA "org.gnome.desktop.session"
 #define DESKTOP_KEY "save-restore"
@@ -99,13 +100,25 @@ typedef struct {
   GVariant *desktop_enabled;     /* (owned) (nullable): where installed */
 } Reading;
 
+/* The lists come from dconf untrusted, which GLib 2.74 reads, compares
+ * and sends in time quadratic in their length: made trusted once here. */
+static GVariant *
+get_value (GSettings  *settings,
+           const char *key)
+{
+  g_autoptr(GVariant) value = g_settings_get_value (settings, key);
+
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+    return sr_string_array_normalize (value);
+  return g_steal_pointer (&value);
+}
+
 static void
 read_keys (SrSettings *self,
            Reading    *reading)
 {
   for (guint i = 0; i < N_PROPS; i++)
-    reading->keys[i] = props[i].key != NULL ? g_settings_get_value (self->settings, props[i].key)
-                                            : NULL;
+    reading->keys[i] = props[i].key != NULL ? get_value (self->settings, props[i].key) : NULL;
   reading->desktop_enabled = self->desktop != NULL ? g_settings_get_value (self->desktop, DESKTOP_KEY)
                                                    : NULL;
 }
@@ -645,7 +658,8 @@ sr_settings_check_include (SrSettings  *self,
                            const char  *app_id,
                            GError     **error)
 {
-  g_auto(GStrv) admin = g_settings_get_strv (self->settings, "admin-excluded-apps");
+  g_autoptr(GVariant) list = get_value (self->settings, "admin-excluded-apps");
+  g_autofree const char **admin = g_variant_get_strv (list, NULL);
 
   if (g_strv_contains ((const char * const *) admin, app_id))
     {
@@ -663,7 +677,8 @@ sr_settings_excluded_with (SrSettings *self,
                            const char *app_id,
                            gboolean    excluded)
 {
-  g_auto(GStrv) apps = g_settings_get_strv (self->settings, "excluded-apps");
+  g_autoptr(GVariant) list = get_value (self->settings, "excluded-apps");
+  g_autofree const char **apps = g_variant_get_strv (list, NULL);
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) result = NULL;
   gboolean present = FALSE;

@@ -259,7 +259,41 @@ def gtk():
     write('format-gtk', 'offset-size-4', b'\0' * 70000 + struct.pack('<II', 0xffffffff, 2))
 
 
+def string_arrays():
+    """Serialized 'as' values, as dconf hands them to GSettings."""
+    def raw(strings, width=1, offsets=None):
+        body = b''.join(strings)
+        ends = offsets
+        if ends is None:
+            ends, end = [], 0
+            for string in strings:
+                end += len(string)
+                ends.append(end)
+        return body + b''.join(e.to_bytes(width, 'little') for e in ends)
+
+    one = variant_bytes('as', ['org.gnome.TextEditor'])
+    three = variant_bytes('as', ['org.gnome.TextEditor', 'org.example.App', ''])
+    write('string-array', 'empty', b'')
+    write('string-array', 'one', one)
+    write('string-array', 'three', three)
+    truncations('string-array', 'three', three)
+    # Offsets of each width: the value below 2^8, 2^16 and 2^32 bytes.
+    write('string-array', 'offsets-2', variant_bytes('as', [f'org.example.App{i}' for i in range(20)]))
+    # Few long strings: GLib, the oracle, reads many short ones in n² time.
+    write('string-array', 'offsets-4', variant_bytes('as', ['org.example.' + 'A' * 40000, 'B' * 30000]))
+    write('string-array', 'offset-past-end', raw([b'a\0', b'b\0'], offsets=[2, 200]))
+    write('string-array', 'offsets-backwards', raw([b'ab\0', b'c\0', b'd\0'], offsets=[3, 1, 7]))
+    write('string-array', 'offsets-equal', raw([b'a\0', b'', b'b\0'], offsets=[2, 2, 4]))
+    write('string-array', 'no-nul', raw([b'org.a', b'org.b\0']))
+    write('string-array', 'nul-inside', raw([b'org\0a\0', b'org.b\0']))
+    write('string-array', 'not-utf8', raw([b'org.\xff\xfe\0', b'org.b\0']))
+    write('string-array', 'table-not-whole', raw([b'a\0'], offsets=[2]) + b'\x01')
+    write('string-array', 'all-ff', b'\xff' * 300)
+    write('string-array', 'all-zeros', b'\0' * 70)
+
+
 app_ids()
 stores()
 gnome_session()
 gtk()
+string_arrays()
