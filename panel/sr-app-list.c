@@ -1,9 +1,9 @@
 /* sr-app-list.c: the apps the panel lists, with their saved sessions
  *
- * A list model of SrAppItem: the installed apps (read on a worker thread,
- * which takes a while with thousands of them), every app with a saved
- * session and every excluded app. It re-reads the exclusions whenever
- * policyd's properties change and the saved sessions on reload. Items are
+ * A list model of SrAppItem: the installed apps (sr-installed-apps.c reads
+ * them on a worker thread), every app with a saved session and every
+ * excluded app. It re-reads the exclusions whenever policyd's properties
+ * change and the saved sessions on reload. Items are
  * only made once the installed apps are known, so that an app's name
  * never changes under the sorter. Items are never removed: the view's
  * filter hides those with nothing left to show ("listed").
@@ -14,14 +14,10 @@
 
 #include "config.h"
 
-#include <string.h>
-
-#include <gio/gdesktopappinfo.h>
-
-#include "sr-app-id.h"
 #include "sr-app-list.h"
 #include "sr-bus.h"
 #include "sr-error.h"
+#include "sr-installed-apps.h"
 
 struct _SrAppList {
   GObject parent_instance;
@@ -287,125 +283,23 @@ sr_app_list_reload (SrAppList *self)
     sr_app_list_reload_async (self, self->cancellable, NULL, NULL);
 }
 
-typedef struct {
-  GPtrArray *shown;           /* (owned) GAppInfo: the apps to list */
-  GHashTable *programs;       /* (owned) see SrAppList */
-} AppInfos;
-
 static void
-app_infos_free (AppInfos *infos)
+on_installed_apps_read_cb (GObject      *source,
+                           GAsyncResult *result,
+                           gpointer      user_data)
 {
-  g_ptr_array_unref (infos->shown);
-  g_hash_table_unref (infos->programs);
-  g_free (infos);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (AppInfos, app_infos_free)
-
-static gboolean
-is_below (const char *path,
-          const char *dir)
-{
-  gsize length = strlen (dir);
-
-  return strncmp (path, dir, length) == 0 && path[length] == '/';
-}
-
-/* How a desktop file's directory ranks, as for ids: the user's data
- * directory first, then the system's in their order. */
-static guint
-desktop_file_rank (GAppInfo *info)
-{
-  const char *path = G_IS_DESKTOP_APP_INFO (info) ?
-                     g_desktop_app_info_get_filename (G_DESKTOP_APP_INFO (info)) : NULL;
-  const char * const *system = g_get_system_data_dirs ();
-  guint i;
-
-  if (path == NULL)
-    return G_MAXUINT;
-  if (is_below (path, g_get_user_data_dir ()))
-    return 0;
-  for (i = 0; system[i] != NULL; i++)
-    if (is_below (path, system[i]))
-      return i + 1;
-  return i + 1;
-}
-
-/* The programs that consult policyd are named by their executables
- * (gnome-shell); most have a desktop file, often hidden (NoDisplay), whose
- * Name a person knows ("GNOME Shell"). Of several desktop files of one
- * executable, the one of the directory that ranks first names it, as it
- * would win for an id; @ranks: executable → its rank so far. */
-static void
-add_program_name (GHashTable *programs,
-                  GHashTable *ranks,
-                  GAppInfo   *info)
-{
-  const char *executable = g_app_info_get_executable (info);
-  g_autofree char *base = executable != NULL ? g_path_get_basename (executable) : NULL;
-  gpointer known;
-  guint rank;
-
-  if (base == NULL)
-    return;
-  rank = desktop_file_rank (info);
-  if (g_hash_table_lookup_extended (ranks, base, NULL, &known) && GPOINTER_TO_UINT (known) <= rank)
-    return;
-  g_hash_table_insert (ranks, g_strdup (base), GUINT_TO_POINTER (rank));
-  g_hash_table_insert (programs, g_steal_pointer (&base),
-                       g_strdup (g_app_info_get_display_name (info)));
-}
-
-static void
-read_app_infos_thread (GTask        *task,
-                       gpointer      source,
-                       gpointer      task_data,
-                       GCancellable *cancellable)
-{
-  AppInfos *read = g_new0 (AppInfos, 1);
-  g_autolist(GAppInfo) infos = g_app_info_get_all ();
-  g_autoptr(GHashTable) ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  read->shown = g_ptr_array_new_with_free_func (g_object_unref);
-  read->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  for (GList *l = infos; l != NULL; l = l->next)
-    {
-      if (g_app_info_should_show (l->data))
-        g_ptr_array_add (read->shown, g_object_ref (l->data));
-      add_program_name (read->programs, ranks, l->data);
-    }
-  g_task_return_pointer (task, read, (GDestroyNotify) app_infos_free);
-}
-
-static void
-on_app_infos_read_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  SrAppList *self = SR_APP_LIST (source);
-  g_autoptr(AppInfos) read = g_task_propagate_pointer (G_TASK (result), NULL);
+  g_autoptr(SrAppList) self = user_data;
+  g_autoptr(SrInstalledApps) read = sr_installed_apps_read_finish (result, NULL);
   g_autoptr(GPtrArray) added = g_ptr_array_new ();
-  GPtrArray *infos;
 
   if (read == NULL)
     return;
-  infos = read->shown;
   g_clear_pointer (&self->programs, g_hash_table_unref);
   self->programs = g_hash_table_ref (read->programs);
-  for (guint i = 0; i < infos->len; i++)
-    {
-      const char *id = g_app_info_get_id (infos->pdata[i]);
-      g_autofree char *app_id = NULL;
-
-      if (id == NULL || !g_str_has_suffix (id, ".desktop"))
-        continue;
-      app_id = g_strndup (id, strlen (id) - strlen (".desktop"));
-      /* As policyd takes them: firefox-esr and vlc too. */
-      if (sr_app_id_validate (app_id, NULL))
-        sr_app_item_set_app_info (ensure_item (self, app_id, added), infos->pdata[i]);
-    }
+  for (guint i = 0; i < read->app_ids->len; i++)
+    sr_app_item_set_app_info (ensure_item (self, read->app_ids->pdata[i], added),
+                              read->infos->pdata[i]);
   add_items (self, added);
-  g_debug ("installed apps listed: %u", infos->len);
   self->apps_read = TRUE;
   if (self->pending != NULL)
     {
@@ -537,13 +431,12 @@ SrAppList *
 sr_app_list_new (SrClient *client)
 {
   SrAppList *self = g_object_new (SR_TYPE_APP_LIST, NULL);
-  g_autoptr(GTask) task = g_task_new (self, self->cancellable, on_app_infos_read_cb, NULL);
 
   self->client = g_object_ref (client);
   g_signal_connect_swapped (client, "changed", G_CALLBACK (on_client_changed_cb), self);
   g_signal_connect_swapped (client, "notify::connected", G_CALLBACK (on_client_connected_cb), self);
   g_signal_connect_swapped (client, "stored-state-changed", G_CALLBACK (sr_app_list_reload), self);
-  g_task_run_in_thread (task, read_app_infos_thread);
+  sr_installed_apps_read_async (self->cancellable, on_installed_apps_read_cb, g_object_ref (self));
   self->first_pending = TRUE;
   sr_policy_client_list_stored_state_async (sr_client_peek_policy (client),
                                             SR_CALL_FLAGS_ALLOW_INTERACTION, self->cancellable,

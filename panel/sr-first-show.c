@@ -2,9 +2,10 @@
  *
  * The window shows as soon as it can say what is true: the settings and
  * the filled list, or that policyd cannot be reached; at the latest after
- * PRESENT_DELAY_MS, with its loading state. For benchmarks
- * (G_MESSAGES_DEBUG=sr-panel) it logs the first frame that shows the
- * filled list.
+ * PRESENT_DELAY_MS, with its loading state. What the first frame does not
+ * show (the other page) is built once that frame has been drawn. For
+ * benchmarks (G_MESSAGES_DEBUG=sr-panel) it logs the first frame that
+ * shows the filled list.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -24,7 +25,9 @@ struct _SrFirstShow {
   GtkWindow *window;              /* (unowned): owns this */
   SrClient *client;               /* (owned) */
   SrAppList *apps;                /* (owned) */
+  SrFirstShowThen then;           /* (nullable) once the first filled frame is drawn */
   guint present_timeout_id;       /* while the window waits to be shown */
+  guint then_id;                  /* from that frame until then has run */
   gulong after_paint_id;
   gulong ready_id;
   gulong realize_id;
@@ -64,8 +67,19 @@ sr_first_show_when_ready (SrFirstShow *self)
     self->present_timeout_id = g_timeout_add (PRESENT_DELAY_MS, on_present_timeout_cb, self);
 }
 
+static gboolean
+on_then_idle_cb (gpointer user_data)
+{
+  SrFirstShow *self = user_data;
+
+  self->then_id = 0;
+  self->then (self->window);
+  return G_SOURCE_REMOVE;
+}
+
 /* The first frame that shows the settings and the filled app list, on
- * the monotonic clock. */
+ * the monotonic clock. An idle, not a timeout: the frame clock's next
+ * paint comes first if one is due. */
 static void
 on_after_paint_cb (GdkFrameClock *clock,
                    SrFirstShow   *self)
@@ -73,6 +87,8 @@ on_after_paint_cb (GdkFrameClock *clock,
   g_debug ("first-frame-monotonic-usec=%" G_GINT64_FORMAT, g_get_monotonic_time ());
   g_clear_signal_handler (&self->after_paint_id, clock);
   self->first_frame_seen = TRUE;
+  if (self->then != NULL)
+    self->then_id = g_idle_add (on_then_idle_cb, self);
 }
 
 /* Once the list is ready and the window has a frame clock, whichever
@@ -100,13 +116,15 @@ on_apps_ready_cb (SrFirstShow *self)
 
 /* Freed by the window as it is disposed. */
 SrFirstShow *
-sr_first_show_new (GtkWindow *window,
-                   SrClient  *client,
-                   SrAppList *apps)
+sr_first_show_new (GtkWindow       *window,
+                   SrClient        *client,
+                   SrAppList       *apps,
+                   SrFirstShowThen  then)
 {
   SrFirstShow *self = g_new0 (SrFirstShow, 1);
 
   self->window = window;
+  self->then = then;
   self->client = g_object_ref (client);
   self->apps = g_object_ref (apps);
   self->ready_id = g_signal_connect_swapped (apps, "notify::ready", G_CALLBACK (on_apps_ready_cb), self);
@@ -120,6 +138,7 @@ void
 sr_first_show_free (SrFirstShow *self)
 {
   g_clear_handle_id (&self->present_timeout_id, g_source_remove);
+  g_clear_handle_id (&self->then_id, g_source_remove);
   if (self->after_paint_id != 0)
     g_clear_signal_handler (&self->after_paint_id, gtk_widget_get_frame_clock (GTK_WIDGET (self->window)));
   g_clear_signal_handler (&self->ready_id, self->apps);

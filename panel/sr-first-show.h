@@ -13,9 +13,13 @@ G_BEGIN_DECLS
 
 typedef struct _SrFirstShow SrFirstShow;
 
-SrFirstShow *sr_first_show_new           (GtkWindow   *window,
-                                          SrClient    *client,
-                                          SrAppList   *apps);
+/* What can wait until the window has drawn what it first shows. */
+typedef void (*SrFirstShowThen) (GtkWindow *window);
+
+SrFirstShow *sr_first_show_new           (GtkWindow       *window,
+                                          SrClient        *client,
+                                          SrAppList       *apps,
+                                          SrFirstShowThen  then);
 void         sr_first_show_free          (SrFirstShow *self);
 void         sr_first_show_when_ready    (SrFirstShow *self);
 void         sr_first_show_now           (SrFirstShow *self);

@@ -3,7 +3,10 @@
  * A thin frame: the header, the loading, unavailable and untrusted states, the lock
  * notice, the toasts, and a leaflet that goes from the settings to the
  * Apps subpage. The pages do the work; the client talks to policyd;
- * sr-first-show.c decides when the window first shows.
+ * sr-first-show.c decides when the window first shows. Each page is built
+ * when first shown, and the one the window did not open on once the first
+ * frame is drawn: it would cost that frame its widgets (the Apps page
+ * its rows).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -39,8 +42,8 @@ struct _SrPanelWindow {
   AdwLeaflet *leaflet;
   GtkWidget *settings_box;
   GtkRevealer *lock_banner;
-  SrSettingsPage *settings_page;
-  SrAppsPage *apps_page;
+  SrSettingsPage *settings_page;  /* (unowned) (nullable): settings_box's, once built */
+  SrAppsPage *apps_page;          /* (unowned) (nullable): the leaflet's, once built */
 };
 
 G_DEFINE_FINAL_TYPE (SrPanelWindow, sr_panel_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -62,6 +65,39 @@ show_details_action (GtkWidget  *widget,
 
 /* -- Pages ----------------------------------------------------------------------- */
 
+static SrSettingsPage *
+ensure_settings_page (SrPanelWindow *self)
+{
+  if (self->settings_page != NULL)
+    return self->settings_page;
+  self->settings_page = g_object_new (SR_TYPE_SETTINGS_PAGE, "vexpand", TRUE, NULL);
+  gtk_box_append (GTK_BOX (self->settings_box), GTK_WIDGET (self->settings_page));
+  sr_a11y_tidy (GTK_WIDGET (self->settings_page));
+  sr_settings_page_set_context (self->settings_page, self->client, self->apps);
+  return self->settings_page;
+}
+
+static SrAppsPage *
+ensure_apps_page (SrPanelWindow *self)
+{
+  if (self->apps_page != NULL)
+    return self->apps_page;
+  self->apps_page = g_object_new (SR_TYPE_APPS_PAGE, "visible", FALSE, NULL);
+  adw_leaflet_append (self->leaflet, GTK_WIDGET (self->apps_page));
+  sr_a11y_tidy (GTK_WIDGET (self->apps_page));
+  sr_apps_page_set_context (self->apps_page, self->client, self->apps);
+  return self->apps_page;
+}
+
+/* The page not shown is built once the first frame is drawn, so that it
+ * is there when asked for. */
+static void
+after_first_frame (GtkWindow *window)
+{
+  ensure_settings_page (SR_PANEL_WINDOW (window));
+  ensure_apps_page (SR_PANEL_WINDOW (window));
+}
+
 /* Only the page shown is in the accessibility tree: the leaflet keeps the
  * other one "visible" otherwise. It goes once the slide has ended. */
 static void
@@ -72,14 +108,20 @@ on_leaflet_transition_cb (SrPanelWindow *self)
   if (adw_leaflet_get_child_transition_running (self->leaflet))
     return;
   gtk_widget_set_visible (self->settings_box, shown == self->settings_box);
-  gtk_widget_set_visible (GTK_WIDGET (self->apps_page), shown == GTK_WIDGET (self->apps_page));
+  if (self->apps_page != NULL)
+    gtk_widget_set_visible (GTK_WIDGET (self->apps_page), shown == GTK_WIDGET (self->apps_page));
 }
 
 void
 sr_panel_window_show_view (SrPanelWindow *self,
                            const char    *name)
 {
-  GtkWidget *child = g_str_equal (name, "apps") ? GTK_WIDGET (self->apps_page) : self->settings_box;
+  GtkWidget *child = self->settings_box;
+
+  if (g_str_equal (name, "apps"))
+    child = GTK_WIDGET (ensure_apps_page (self));
+  else
+    ensure_settings_page (self);
 
   gtk_widget_set_visible (child, TRUE);
   adw_leaflet_set_visible_child (self->leaflet, child);
@@ -137,13 +179,16 @@ turn_on_action (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
 {
-  sr_settings_page_turn_on (SR_PANEL_WINDOW (widget)->settings_page);
+  sr_settings_page_turn_on (ensure_settings_page (SR_PANEL_WINDOW (widget)));
 }
 
 /* Shows the window as soon as it can say what is true (sr-first-show.c). */
 void
 sr_panel_window_present_when_ready (SrPanelWindow *self)
 {
+  /* Opened on no page in particular, it opens on the settings. */
+  if (adw_leaflet_get_visible_child (self->leaflet) == self->settings_box)
+    ensure_settings_page (self);
   sr_first_show_when_ready (self->first_show);
 }
 
@@ -217,6 +262,8 @@ sr_panel_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_pointer (&self->first_show, sr_first_show_free);
+  self->settings_page = NULL;
+  self->apps_page = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_PANEL_WINDOW);
   g_clear_object (&self->apps);
   g_clear_object (&self->client);
@@ -246,8 +293,6 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   object_class->dispose = sr_panel_window_dispose;
   object_class->finalize = sr_panel_window_finalize;
   GTK_WINDOW_CLASS (klass)->close_request = sr_panel_window_close_request;
-  g_type_ensure (SR_TYPE_SETTINGS_PAGE);
-  g_type_ensure (SR_TYPE_APPS_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/gnome/SessionRestore/sr-panel-window.ui");
@@ -258,8 +303,6 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, settings_box);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, lock_banner);
-  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, settings_page);
-  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, apps_page);
   gtk_widget_class_bind_template_callback (widget_class, on_leaflet_transition_cb);
 
   gtk_widget_class_install_action (widget_class, "win.show-apps", NULL, show_apps_action);
@@ -300,9 +343,7 @@ sr_panel_window_new (AdwApplication *application,
   self->apps = g_object_ref (apps);
   g_signal_connect_object (client, "changed", G_CALLBACK (on_client_changed_cb),
                            self, G_CONNECT_SWAPPED);
-  self->first_show = sr_first_show_new (GTK_WINDOW (self), client, apps);
-  sr_settings_page_set_context (self->settings_page, client, apps);
-  sr_apps_page_set_context (self->apps_page, client, apps);
+  self->first_show = sr_first_show_new (GTK_WINDOW (self), client, apps, after_first_frame);
   on_client_changed_cb (self);
   return self;
 }
