@@ -79,6 +79,7 @@ SHIPPED_MATCHES = {
     'gnome-session': 'gnome-session@gnome.state',
     'mutter': 'session.gvdb',
     'gnome-shell': 'session.gvdb',
+    'session-restore-portal': 'session-restore-portal@gnome.state',
 }
 
 
