@@ -121,7 +121,9 @@ class OwnerSavesDuringRetentionTest(OwnerTestCase):
               f'{log.count("its owner saved it meanwhile")} rewrites started over, '
               f'{rollbacks} rollbacks')
         self.assertGreater(removed, 0)
-        self.assertEqual(removed + gave_up, self.PURGES)
+        # Each purge removed A or said why not; the start-up purge, which
+        # may come while the owner saves, is one more.
+        self.assertIn(removed + gave_up, (self.PURGES, self.PURGES + 1))
         self.assertOwnersLastSave(path, serial, rollbacks)
         self.assertAlive()
 
