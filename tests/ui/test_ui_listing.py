@@ -67,14 +67,6 @@ class ListingTest(PanelTestCase):
         self.assertFalse(self.find_all('label', 'You are not allowed to see saved sessions'))
         self.screenshot('listing-out-of-order')
 
-    def choose_keep(self, keys, description):
-        """Picks a value of "Keep Saved Sessions For" from its list."""
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
-        self.key('Return')
-        self.key(*keys, 'Return')
-        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
-                        description, f'the row to say {description}')
-
     def test_shortening_counts_what_the_purge_takes_from_a_shared_file(self):
         now = now_us()
         record = os.path.join(self.s.state_home, 'session-restore-portal@test.state')
