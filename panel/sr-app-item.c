@@ -23,7 +23,8 @@ struct _SrAppItem {
   GIcon *icon;             /* (owned) */
   gboolean installed;
   guint64 bytes;
-  gint64 last_saved;
+  gint64 last_saved;       /* µs, its own newest save; 0: not known */
+  gint64 aged_from;        /* µs: what its age counts from (sr_app_item_get_aged_from ()) */
   int windows;             /* -1: not known */
   gboolean at_login;
   gboolean crash_loop;
@@ -124,6 +125,12 @@ GIcon *sr_app_item_get_icon (SrAppItem *self) { return self->icon; }
 gboolean sr_app_item_get_installed (SrAppItem *self) { return self->installed; }
 guint64 sr_app_item_get_bytes (SrAppItem *self) { return self->bytes; }
 gint64 sr_app_item_get_last_saved (SrAppItem *self) { return self->last_saved; }
+
+/* What the age of its saved session counts from, as policyd judges it
+ * (sr_decide_annotate_listing ()) and retention purges it: its own newest
+ * save, or where nothing tells its own time (an entry in gnome-session's
+ * file), the time of the newest file that holds it. */
+gint64 sr_app_item_get_aged_from (SrAppItem *self) { return self->aged_from; }
 int sr_app_item_get_windows (SrAppItem *self) { return self->windows; }
 gboolean sr_app_item_get_at_login (SrAppItem *self) { return self->at_login; }
 gboolean sr_app_item_get_crash_loop (SrAppItem *self) { return self->crash_loop; }
@@ -190,7 +197,7 @@ sr_app_item_set_usage (SrAppItem *self,
 {
   gboolean was_listed = sr_app_item_get_listed (self);
   guint64 bytes = 0;
-  gint64 last_saved = 0;
+  gint64 last_saved = 0, last_written = 0;
   guint32 windows = 0;
   gboolean at_login = FALSE, crash_loop = FALSE;
   const char *state_name = "valid";
@@ -200,6 +207,7 @@ sr_app_item_set_usage (SrAppItem *self,
     {
       g_variant_lookup (info, "bytes", "t", &bytes);
       g_variant_lookup (info, "last-saved", "x", &last_saved);
+      g_variant_lookup (info, "last-written", "x", &last_written);
       g_variant_lookup (info, "at-login", "b", &at_login);
       g_variant_lookup (info, "crash-loop", "b", &crash_loop);
       g_variant_lookup (info, "state", "&s", &state_name);
@@ -210,13 +218,15 @@ sr_app_item_set_usage (SrAppItem *self,
             : SR_APP_STATE_VALID;
     }
 
-  if (self->bytes == bytes && self->last_saved == last_saved && self->at_login == at_login &&
+  if (self->bytes == bytes && self->last_saved == last_saved &&
+      self->aged_from == (last_saved > 0 ? last_saved : last_written) && self->at_login == at_login &&
       self->crash_loop == crash_loop && self->state == state &&
       self->windows == (windows == G_MAXUINT32 ? -1 : (int) MIN (windows, G_MAXINT)))
     return FALSE;
 
   self->bytes = bytes;
   self->last_saved = last_saved;
+  self->aged_from = last_saved > 0 ? last_saved : last_written;
   self->at_login = at_login;
   self->crash_loop = crash_loop;
   self->state = state;

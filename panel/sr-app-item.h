@@ -26,6 +26,7 @@ GIcon      *sr_app_item_get_icon        (SrAppItem  *self);
 gboolean    sr_app_item_get_installed   (SrAppItem  *self);
 guint64     sr_app_item_get_bytes       (SrAppItem  *self);
 gint64      sr_app_item_get_last_saved  (SrAppItem  *self);
+gint64      sr_app_item_get_aged_from   (SrAppItem  *self);
 int         sr_app_item_get_windows     (SrAppItem  *self);
 gboolean    sr_app_item_get_at_login    (SrAppItem  *self);
 gboolean    sr_app_item_get_crash_loop  (SrAppItem  *self);

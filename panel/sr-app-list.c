@@ -19,6 +19,10 @@
 #include "sr-error.h"
 #include "sr-installed-apps.h"
 
+/* The serial of the listing asked for as the list is made; reloads count
+ * on from it. */
+#define FIRST_SERIAL 1
+
 struct _SrAppList {
   GObject parent_instance;
 
@@ -31,6 +35,8 @@ struct _SrAppList {
   gboolean first_pending;     /* the first listing, asked for as policyd connects */
   gboolean first_taken;       /* it came in before the connection did */
   GVariant *pending;          /* (owned) (nullable) a listing that came first */
+  guint asked;                /* the serial of the newest listing asked for */
+  guint applied;              /* ...and of the newest one taken in */
   GError *error;              /* (owned) (nullable) why the last listing failed */
   gboolean incomplete;        /* the last listing could not read every store */
   guint n_saved;
@@ -228,6 +234,23 @@ finish_listing (SrAppList *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_READY]);
 }
 
+/* policyd asks polkit before each listing: answers can come in out of
+ * order, and one to an older request, a refusal or a failure among them,
+ * must not replace what a newer one said. FALSE: @serial's answer is
+ * older than the one taken in, and dropped. */
+static gboolean
+take_serial (SrAppList *self,
+             guint      serial)
+{
+  if (serial < self->applied)
+    {
+      g_debug ("listing %u answered after listing %u: dropped", serial, self->applied);
+      return FALSE;
+    }
+  self->applied = serial;
+  return TRUE;
+}
+
 static void
 on_listed_cb (GObject      *source,
               GAsyncResult *result,
@@ -246,7 +269,15 @@ on_listed_cb (GObject      *source,
     }
   if (error != NULL)
     g_message ("Could not list saved sessions: %s", error->message);
-  finish_listing (self, reply, error != NULL ? g_error_copy (error) : NULL);
+  if (!take_serial (self, GPOINTER_TO_UINT (g_task_get_task_data (task))))
+    {
+      /* The list is as new as this caller asked for, or newer. */
+      g_clear_error (&error);
+      if (self->error != NULL)
+        error = g_error_copy (self->error);
+    }
+  else
+    finish_listing (self, reply, error != NULL ? g_error_copy (error) : NULL);
   if (error != NULL)
     g_task_return_error (task, error);
   else
@@ -262,6 +293,7 @@ sr_app_list_reload_async (SrAppList           *self,
   GTask *task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, sr_app_list_reload_async);
+  g_task_set_task_data (task, GUINT_TO_POINTER (++self->asked), NULL);
   sr_policy_client_list_stored_state_async (sr_client_peek_policy (self->client),
                                             SR_CALL_FLAGS_ALLOW_INTERACTION, cancellable,
                                             on_listed_cb, task);
@@ -334,13 +366,13 @@ on_first_listed_cb (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   self->first_pending = FALSE;
-  if (reply != NULL)
+  if (reply == NULL)
+    sr_app_list_reload (self);
+  else if (take_serial (self, FIRST_SERIAL))
     {
       self->first_taken = !sr_client_get_connected (self->client);
       finish_listing (self, reply, NULL);
     }
-  else
-    sr_app_list_reload (self);
 }
 
 static void
@@ -438,6 +470,7 @@ sr_app_list_new (SrClient *client)
   g_signal_connect_swapped (client, "stored-state-changed", G_CALLBACK (sr_app_list_reload), self);
   sr_installed_apps_read_async (self->cancellable, on_installed_apps_read_cb, g_object_ref (self));
   self->first_pending = TRUE;
+  self->asked = FIRST_SERIAL;
   sr_policy_client_list_stored_state_async (sr_client_peek_policy (client),
                                             SR_CALL_FLAGS_ALLOW_INTERACTION, self->cancellable,
                                             on_first_listed_cb, g_object_ref (self));

@@ -3,8 +3,11 @@
  * Shortening "Keep Saved Sessions For" past saved sessions clears them
  * (policyd purges what is older as soon as the setting changes): that
  * asks first, naming how many go, and says what went. What goes is the
- * apps' whose newest save is older than the new limit: an app that saved
- * since keeps a saved session. Lengthening, or a limit that reaches
+ * apps' whose newest save is older than the new limit, counted as policyd
+ * judges and purges it (sr_app_item_get_aged_from ()): an app in a
+ * session file that another app rewrote since is judged by its own save,
+ * an app that tells no time of its own by the file's, and an app that
+ * saved since keeps a saved session. Lengthening, or a limit that reaches
  * nothing, asks nothing. Cancel puts the old value back.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -111,7 +114,7 @@ on_counted_cb (GObject      *source,
     {
       g_autoptr(SrAppItem) item = g_list_model_get_item (G_LIST_MODEL (r->apps), i);
 
-      if (sr_app_item_get_has_state (item) && sr_app_item_get_last_saved (item) < limit)
+      if (sr_app_item_get_has_state (item) && sr_app_item_get_aged_from (item) < limit)
         r->n_older++;
     }
   if (r->n_older == 0)

@@ -12,7 +12,8 @@
  * sr_decide_call(), as on the main thread.
  *
  * Anything else goes on to the main thread and the gate: a connection's
- * first call (its caller is not known yet), refusals and errors (which the
+ * first call (its caller is not known yet) and first check (which names
+ * its program among the consumers), refusals and errors (which the
  * gate words), a CheckRestore "interactive" that would ask the user (it
  * waits there for the login prompt), and every other method.
  *
@@ -265,6 +266,11 @@ answer_on_worker (SrFastPath   *self,
   caller = sr_caller_cache_dup (sources->callers, sender);
   app_arg = g_variant_get_child_value (params, 0);
   if (caller == NULL || !sr_caller_may_ask_about (caller, g_variant_get_string (app_arg, NULL)))
+    return FALSE;
+  /* A connection's first check notes its program as a consumer, on the
+   * main thread (sr-consumers.c): one that read the properties or listed
+   * first was known here, and never named. */
+  if (__atomic_load_n (&caller->last_call, __ATOMIC_RELAXED) == 0)
     return FALSE;
 
   ctx = (SrDecisionContext) {

@@ -76,6 +76,21 @@ instance_saved_at (GVariant *instance)
   return MAX (saved_at, 0);
 }
 
+/* The newest "saved-at" of an app's instances (@list, aa{sv}), 0 when
+ * none has one. */
+static gint64
+app_saved_at (GVariant *list)
+{
+  gint64 saved_at = 0;
+
+  for (gsize j = 0, n = g_variant_n_children (list); j < n; j++)
+    {
+      g_autoptr(GVariant) instance = g_variant_get_child_value (list, j);
+      saved_at = MAX (saved_at, instance_saved_at (instance));
+    }
+  return saved_at;
+}
+
 void
 sr_format_gnome_session_foreach_app (GVariant              *state,
                               SrFormatGnomeSessionAppFunc  func,
@@ -95,7 +110,6 @@ sr_format_gnome_session_foreach_app (GVariant              *state,
       g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
       gsize n_instances = g_variant_n_children (list);
       gboolean reopens = FALSE;
-      gint64 saved_at = 0;
       const char *app_id;
 
       g_variant_get_child (entry, 0, "&s", &app_id);
@@ -105,10 +119,41 @@ sr_format_gnome_session_foreach_app (GVariant              *state,
         {
           g_autoptr(GVariant) instance = g_variant_get_child_value (list, j);
           reopens = reopens || instance_reopens (instance);
-          saved_at = MAX (saved_at, instance_saved_at (instance));
         }
-      func (app_id, n_instances, g_variant_get_size (value), reopens, saved_at, user_data);
+      func (app_id, n_instances, g_variant_get_size (value), reopens, app_saved_at (list),
+            user_data);
     }
+}
+
+/* The apps (of @among; NULL: of all) whose entries retention removes: all
+ * saved before @older_than (µs since the epoch), as the listing judges
+ * them (sr_decide_annotate_listing()): by their instances' newest
+ * "saved-at", or, where none has one, by @file_time, the file's, which
+ * they are no newer than. A whole app goes or stays, as Clear takes it.
+ * Keys that are no valid app id are judged alike. */
+GHashTable *
+sr_format_gnome_session_saved_before (GVariant   *state,
+                                      gint64      older_than,
+                                      gint64      file_time,
+                                      GHashTable *among)
+{
+  g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
+  GHashTable *apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (gsize i = 0, n = instances != NULL ? g_variant_n_children (instances) : 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (instances, i);
+      g_autoptr(GVariant) value = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
+      gint64 saved_at = app_saved_at (list);
+      const char *app_id;
+
+      g_variant_get_child (entry, 0, "&s", &app_id);
+      if ((among == NULL || g_hash_table_contains (among, app_id)) &&
+          (saved_at > 0 ? saved_at : file_time) < older_than)
+        g_hash_table_add (apps, g_strdup (app_id));
+    }
+  return apps;
 }
 
 /* The state without the instances of @apps (NULL: of every app). Returns

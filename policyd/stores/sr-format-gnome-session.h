@@ -26,6 +26,10 @@ GVariant *sr_format_gnome_session_parse       (const void             *data,
 void      sr_format_gnome_session_foreach_app (GVariant               *state,
                                         SrFormatGnomeSessionAppFunc   func,
                                         gpointer                user_data);
+GHashTable *sr_format_gnome_session_saved_before (GVariant          *state,
+                                                  gint64             older_than,
+                                                  gint64             file_time,
+                                                  GHashTable        *among);
 GVariant *sr_format_gnome_session_without     (GVariant               *state,
                                         GHashTable             *apps,
                                         guint                  *out_entries,

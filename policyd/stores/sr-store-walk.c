@@ -521,7 +521,9 @@ on_session_usage_cb (const char *app_id,
 /* Removes the entries of the pass's apps from the session file @name,
  * starting over from the owner's file each time the owner saved it
  * meanwhile (sr_store_file_replace()); after REWRITE_ATTEMPTS it gives up
- * and says so. */
+ * and says so. Retention takes the apps whose own saves are older than
+ * its limit, whatever the file's time: a file many apps share is written
+ * whenever any of them saves, and would keep a stale entry forever. */
 static void
 remove_session_entries (Pass       *pass,
                         int         dir_fd,
@@ -533,6 +535,7 @@ remove_session_entries (Pass       *pass,
       g_auto(SrFd) read_fd = -1;
       g_autoptr(GVariant) state = NULL;
       g_autoptr(GVariant) without = NULL;
+      g_autoptr(GHashTable) expired = NULL;
       g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
       g_autoptr(GError) error = NULL;
       struct stat st;
@@ -545,9 +548,11 @@ remove_session_entries (Pass       *pass,
       state = read_session_file (dir_fd, path, name, &st, &read_fd, pass->errors);
       if (state == NULL)
         return;
-      if (pass->older_than != 0 && mtime_usec (&st) >= pass->older_than)
-        return;
-      without = sr_format_gnome_session_without (state, pass->apps, &entries, &bytes, apps);
+      if (pass->older_than != 0)
+        expired = sr_format_gnome_session_saved_before (state, pass->older_than, mtime_usec (&st),
+                                                        pass->apps);
+      without = sr_format_gnome_session_without (state, expired != NULL ? expired : pass->apps,
+                                                 &entries, &bytes, apps);
       if (without == NULL)
         return;
 

@@ -40,7 +40,9 @@ void sr_store_walk_list   (const SrStore  *store,
                       GHashTable     *usage,
                       GPtrArray      *errors);
 /* @apps: set of app ids, NULL for everything. @older_than: µs since the
- * epoch; only what was last written before it goes; 0 for no limit. */
+ * epoch; only what was saved before it goes (a file by its time, an app's
+ * entry in a shared file by its own "saved-at" where it has one); 0 for
+ * no limit. */
 void sr_store_walk_remove (const SrStore  *store,
                       GHashTable     *apps,
                       gint64          older_than,

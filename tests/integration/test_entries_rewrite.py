@@ -21,8 +21,7 @@ def session_apps(path):
     return state.unpack()
 
 
-class OwnerSavesDuringClearTest(PolicydTestCase):
-    CLEARS = 30
+class OwnerTestCase(PolicydTestCase):
     start = False
 
     def setUp(self):
@@ -30,9 +29,9 @@ class OwnerSavesDuringClearTest(PolicydTestCase):
         # --verbose: the log says when a rewrite started over.
         self.s.start_policyd('--verbose')
 
-    def start_owner(self, period_ms):
+    def start_owner(self, period_ms, apps=(A, B, C)):
         path = os.path.join(self.s.state_home, 'gnome-session@race.state')
-        owner = subprocess.Popen([PYTHON, OWNER, path, str(period_ms), A, B, C],
+        owner = subprocess.Popen([PYTHON, OWNER, path, str(period_ms), *apps],
                                  env=self.s.env, stdout=subprocess.PIPE, text=True)
         self.addCleanup(lambda: owner.poll() is not None or owner.kill())
         self.s.wait_until(lambda: os.path.exists(path), what='the owner\'s first save')
@@ -43,6 +42,20 @@ class OwnerSavesDuringClearTest(PolicydTestCase):
         out, _ = owner.communicate(timeout=30)
         serial, rollbacks = (int(n) for n in out.split())
         return serial, rollbacks
+
+    def assertOwnersLastSave(self, path, serial, rollbacks):
+        """No save of the owner was replaced by an older copy, and its last
+        one is what is on disk (without A, when the last removal came
+        after it)."""
+        self.assertEqual(rollbacks, 0)
+        on_disk = session_apps(path)
+        self.assertEqual(on_disk['serial'], serial)
+        for app in (B, C):
+            self.assertEqual(on_disk['instances'][app][1][0]['instance-id'], f'{app}-{serial}')
+
+
+class OwnerSavesDuringClearTest(OwnerTestCase):
+    CLEARS = 30
 
     def clear_while_saving(self, period_ms):
         """CLEARS clears of A while the owner saves every period_ms;
@@ -68,14 +81,7 @@ class OwnerSavesDuringClearTest(PolicydTestCase):
         restarts = self.s.log().count('gnome-session@race.state: its owner saved it meanwhile')
         print(f'# owner every {period_ms} ms: {serial} saves, {removed} clears removed A, '
               f'{gave_up} gave up, {restarts} rewrites started over, {rollbacks} rollbacks')
-        # No save of the owner was replaced by an older copy, and its last
-        # one is what is on disk (without A, when the last clear came after
-        # it).
-        self.assertEqual(rollbacks, 0)
-        on_disk = session_apps(path)
-        self.assertEqual(on_disk['serial'], serial)
-        for app in (B, C):
-            self.assertEqual(on_disk['instances'][app][1][0]['instance-id'], f'{app}-{serial}')
+        self.assertOwnersLastSave(path, serial, rollbacks)
         return removed, restarts
 
     def test_owner_saving_every_2_ms_loses_nothing(self):
@@ -84,6 +90,41 @@ class OwnerSavesDuringClearTest(PolicydTestCase):
         # started over from its new file, and got in in the end.
         self.assertGreater(restarts, 0)
         self.assertGreater(removed, 0)
+        self.assertAlive()
+
+
+class OwnerSavesDuringRetentionTest(OwnerTestCase):
+    """Retention takes A, saved 40 days ago, from the file its owner keeps
+    rewriting for B and C: by the same rewrite as Clear, which never puts
+    back an older copy over a save."""
+    PURGES = 30
+
+    def test_owner_saving_every_2_ms_loses_nothing(self):
+        owner, path = self.start_owner(2, (f'{A}@40', B, C))
+        for i in range(self.PURGES):
+            self.s.wait_until(lambda: A in session_apps(path).get('instances', {}),
+                              what='the owner to save A again')
+            # Each change of max-age-days purges at once; the listing is
+            # queued behind the purge on the store worker.
+            self.s.signals.clear()
+            self.s.set_setting('max-age-days', GLib.Variant('i', 31 + i % 2))
+            self.s.wait_until(lambda: any(name == 'PropertiesChanged' and 'MaxAgeDays' in args[1]
+                                          for name, args in self.s.signals),
+                              what='policyd to see max-age-days change')
+            self.s.list_state()
+        serial, rollbacks = self.stop_owner(owner)
+        log = self.s.log()
+        removed = log.count('Retention: removed')
+        gave_up = sum('Removing stored state:' in line and 'its owner saved it again' in line
+                      for line in log.splitlines())
+        print(f'# owner every 2 ms: {serial} saves, {removed} purges removed A, {gave_up} gave up, '
+              f'{log.count("its owner saved it meanwhile")} rewrites started over, '
+              f'{rollbacks} rollbacks')
+        self.assertGreater(removed, 0)
+        # Each purge removed A or said why not; the start-up purge, which
+        # may come while the owner saves, is one more.
+        self.assertIn(removed + gave_up, (self.PURGES, self.PURGES + 1))
+        self.assertOwnersLastSave(path, serial, rollbacks)
         self.assertAlive()
 
 

@@ -188,6 +188,15 @@ class ConsumersTest(PolicydTestCase):
         self.s.start_policyd()
         self.assertEqual([name for name, _ in self.s.prop('Consumers')], [self.program()])
 
+    def test_a_check_after_other_calls_names_the_program(self):
+        # Issue 24, "Used by": a program that read the properties or listed
+        # before its first check was known to the fast path, which answered
+        # that check without naming it: "nothing has asked yet".
+        self.s.all_props()
+        self.s.list_state()
+        self.s.check_save(APP)
+        self.assertEqual([name for name, _ in self.s.prop('Consumers')], [self.program()])
+
     def test_properties_only_are_not_consulting(self):
         self.s.all_props()
         self.s.prop('Version')

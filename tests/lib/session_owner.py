@@ -6,7 +6,10 @@ It rewrites PATH every PERIOD_MS milliseconds as gnome-session does (a
 temporary file named as g_file_set_contents() names it, renamed over the
 file), from memory: every APP with one instance, and a "serial" (t) that
 grows by one with each save. It never listens to StoredStateCleared, so an
-app cleared from the file comes back with its next save.
+app cleared from the file comes back with its next save. An APP written
+APP@DAYS has its instance's "saved-at" DAYS days back, as in
+session-restore-portal's record, the others now; without any, no
+"saved-at" at all, as in gnome-session's file.
 
 Before each save it reads the file: what is there must be its own last
 save, with or without some apps' entries (policyd may have removed them);
@@ -31,10 +34,19 @@ from gi.repository import GLib  # noqa: E402
 STATE_TYPE = GLib.VariantType('a{sv}')
 
 
-def state(serial, apps):
+def instance(app, serial, ages):
+    entry = {'instance-id': GLib.Variant('s', f'{app}-{serial}'),
+             'crashed': GLib.Variant('b', False)}
+    if ages:
+        saved_at = int((time.time() - ages.get(app, 0) * 86400) * 1e6)
+        entry['saved-at'] = GLib.Variant('x', saved_at)
+    return entry
+
+
+def state(serial, apps, ages=None):
+    """ages: app → days since its save, for a record with "saved-at"."""
     instances = {app: ({'desktop-id': GLib.Variant('s', f'{app}.desktop')},
-                       [{'instance-id': GLib.Variant('s', f'{app}-{serial}'),
-                         'crashed': GLib.Variant('b', False)}])
+                       [instance(app, serial, ages)])
                  for app in apps}
     return GLib.Variant('a{sv}', {
         'version': GLib.Variant('u', 1),
@@ -65,7 +77,9 @@ def save(path, data):
 
 
 def main():
-    path, period_ms, apps = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+    path, period_ms = sys.argv[1], float(sys.argv[2])
+    apps = [arg.split('@')[0] for arg in sys.argv[3:]]
+    ages = {arg.split('@')[0]: float(arg.split('@')[1]) for arg in sys.argv[3:] if '@' in arg}
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     serial = 0
@@ -76,7 +90,7 @@ def main():
             if seen is not None and seen < serial:
                 rollbacks += 1
         serial += 1
-        save(path, state(serial, apps).get_data_as_bytes().get_data())
+        save(path, state(serial, apps, ages).get_data_as_bytes().get_data())
         time.sleep(period_ms / 1000)
     print(serial, rollbacks, flush=True)
 

@@ -6,9 +6,10 @@ import os
 from gi.repository import GLib
 
 
-def write_session_file(path, apps, written_us):
+def write_session_file(path, apps, written_us, extra=None):
     """apps: app id → list of the instances' saved-at (µs), None for an
-    instance without one (gnome-session's). written_us: the file's time."""
+    instance without one (gnome-session's). written_us: the file's time.
+    extra: more top-level keys (name → GLib.Variant)."""
     instances = {}
     for app, times in apps.items():
         entries = []
@@ -24,6 +25,7 @@ def write_session_file(path, apps, written_us):
         'version': GLib.Variant('u', 1),
         'dirty': GLib.Variant('b', False),
         'instances': GLib.Variant('a{s(a{sv}aa{sv})}', instances),
+        **(extra or {}),
     })
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'wb') as f:

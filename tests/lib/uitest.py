@@ -327,6 +327,15 @@ class PanelTestCase(unittest.TestCase):
             self.key('Tab')
         return None
 
+    def choose_keep(self, keys, description):
+        """Picks a value of "Keep Saved Sessions For" from its list, which
+        opens on the value in force, by @keys."""
+        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
+        self.key('Return')
+        self.key(*keys, 'Return')
+        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
+                        description, f'the row to say {description}')
+
     def resize(self, width, height):
         subprocess.run(['xdotool', 'search', '--sync', '--name', '^Session Restore$',
                         'windowsize', '--sync', str(width), str(height)],

@@ -79,15 +79,6 @@ class FeedbackTest(PanelTestCase):
         self.s.set_allowed(ALL_ACTIONS)
         self.show_view('Settings')
 
-    def choose_keep(self, keys, description):
-        """Picks a value of "Keep Saved Sessions For" from its list,
-        which opens on the value in force."""
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
-        self.key('Return')
-        self.key(*keys, 'Return')
-        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
-                        description, f'the row to say {description}')
-
     def test_shortening_retention_asks_first(self):
         write_state_file(self.s, FILES, age_seconds=10 * DAY)
         write_state_file(self.s, TERMINAL, age_seconds=12 * DAY)

@@ -121,6 +121,36 @@ test_session_saved_at (void)
   g_assert_cmpint (*(gint64 *) g_hash_table_lookup (saved, "org.example.GnomeSession"), ==, 0);
 }
 
+/* Retention's choice in a shared file: an app goes when its newest
+ * "saved-at" is older than the limit, an app without one when the file
+ * is; @among narrows it. */
+static void
+test_session_saved_before (void)
+{
+  g_autoptr(GVariant) state = g_variant_ref_sink (g_variant_new_parsed (
+    "{'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.Stale': ({}, [{'instance-id': <'1'>, 'saved-at': <int64 100>},"
+    "                             {'instance-id': <'2'>, 'saved-at': <int64 200>}]),"
+    "  'org.example.Mixed': ({}, [{'instance-id': <'1'>, 'saved-at': <int64 100>},"
+    "                             {'instance-id': <'2'>, 'saved-at': <int64 5000>}]),"
+    "  'org.example.GnomeSession': ({}, [{'instance-id': <'1'>}])}>}"));
+  g_autoptr(GHashTable) fresh_file = sr_format_gnome_session_saved_before (state, 1000, 9000, NULL);
+  g_autoptr(GHashTable) old_file = sr_format_gnome_session_saved_before (state, 1000, 500, NULL);
+  g_autoptr(GHashTable) among = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) narrowed = NULL;
+
+  g_assert_cmpuint (g_hash_table_size (fresh_file), ==, 1);
+  g_assert_true (g_hash_table_contains (fresh_file, "org.example.Stale"));
+  g_assert_cmpuint (g_hash_table_size (old_file), ==, 2);
+  g_assert_true (g_hash_table_contains (old_file, "org.example.GnomeSession"));
+  g_assert_false (g_hash_table_contains (old_file, "org.example.Mixed"));
+
+  g_hash_table_add (among, (gpointer) "org.example.GnomeSession");
+  narrowed = sr_format_gnome_session_saved_before (state, 1000, 500, among);
+  g_assert_cmpuint (g_hash_table_size (narrowed), ==, 1);
+  g_assert_true (g_hash_table_contains (narrowed, "org.example.GnomeSession"));
+}
+
 static void
 test_session_without (void)
 {
@@ -181,6 +211,7 @@ main (int argc, char **argv)
   g_test_add_func ("/format-gnome-session/parse-and-list", test_session_parse_and_list);
   g_test_add_func ("/format-gnome-session/reopens", test_session_reopens);
   g_test_add_func ("/format-gnome-session/saved-at", test_session_saved_at);
+  g_test_add_func ("/format-gnome-session/saved-before", test_session_saved_before);
   g_test_add_func ("/format-gnome-session/without", test_session_without);
   g_test_add_func ("/format-gnome-session/rejects", test_session_rejects);
 
