@@ -23,9 +23,6 @@ struct _SrAppRow {
   SrAppItem *item;          /* (owned) (nullable) */
   gulong notify_id;
 
-  GtkWidget *outer;
-  GtkWidget *box;
-  GtkWidget *text_box;
   GtkImage *icon;
   GtkLabel *name_label;
   GtkLabel *subtitle_label;
@@ -265,12 +262,130 @@ sr_app_row_map (GtkWidget *widget)
   sync_from_item (SR_APP_ROW (widget));
 }
 
+/* Between the parts of a line, and between the lines. */
+#define SPACING 12
+#define LINE_SPACING 6
+
 /* The list has one column, as wide as the page: a row's width never
  * depends on its text. Measuring the wrapping description for it, as the
  * grid view does for every row each time it lays out, cost most of the
  * Apps page's first frame. So a row asks for what its other parts need,
- * plus room for a few words. */
+ * plus room for a few words of the app's name. */
 #define TEXT_MIN_WIDTH 96
+
+/* Narrower than this beside the icon and the controls, the description
+ * goes under them, across the whole row: at 360 px it had some 150 px
+ * there, and a crash-looping app's ran to seven lines in German. It
+ * starts under the icon, not the name: three lines need all the room. */
+#define NARROW_TEXT_WIDTH 300
+
+static int
+natural_width (GtkWidget *widget)
+{
+  int width = 0;
+
+  if (gtk_widget_get_visible (widget))
+    gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  return width;
+}
+
+static int
+height_for (GtkWidget *widget,
+            int        width)
+{
+  int height = 0;
+
+  if (gtk_widget_get_visible (widget))
+    gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+  return height;
+}
+
+static void
+place (GtkWidget *child,
+       int        row_width,
+       int        x,
+       int        y,
+       int        width,
+       int        height)
+{
+  if (!gtk_widget_get_visible (child))
+    return;
+  if (gtk_widget_get_direction (child) == GTK_TEXT_DIR_RTL)
+    x = row_width - x - width;
+  gtk_widget_size_allocate (child, &(GtkAllocation) { x, y, width, height }, -1);
+}
+
+/* The controls at the end of the first line, each after a space: how
+ * wide, and how high that line is at least (the icon's height too). */
+static int
+measure_controls (SrAppRow *self,
+                  int      *line_height)
+{
+  GtkWidget *controls[] = { self->lock_icon, self->forget_button, GTK_WIDGET (self->save_switch) };
+  int width = 0;
+
+  *line_height = height_for (GTK_WIDGET (self->icon), -1);
+  for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
+    if (gtk_widget_get_visible (controls[i]))
+      {
+        width += natural_width (controls[i]) + SPACING;
+        *line_height = MAX (*line_height, height_for (controls[i], -1));
+      }
+  return width;
+}
+
+/* The icon, the name and the controls (lock, clear, switch) on a line;
+ * the description beside the name or, when narrow, under the line; Allow
+ * Recovery last, lined up with the description. Returns the height the row
+ * needs at @width, and allocates the children there when @allocate. */
+static int
+lay_out (SrAppRow *self,
+         int       width,
+         gboolean  allocate)
+{
+  GtkWidget *controls[] = { self->lock_icon, self->forget_button, GTK_WIDGET (self->save_switch) };
+  int text_x = natural_width (GTK_WIDGET (self->icon)) + SPACING;
+  int line, controls_width = measure_controls (self, &line);
+  int text_width = MAX (width - text_x - controls_width, 0);
+  gboolean narrow = text_width < NARROW_TEXT_WIDTH;
+  int under_x = narrow ? 0 : text_x;   /* where the description and Allow Recovery start */
+  int name_height, subtitle_height, y;
+
+  name_height = height_for (GTK_WIDGET (self->name_label), text_width);
+  subtitle_height = height_for (GTK_WIDGET (self->subtitle_label), narrow ? width : text_width);
+  line = MAX (line, narrow ? name_height : name_height + subtitle_height);
+
+  if (allocate)
+    {
+      int x = width;
+
+      place (GTK_WIDGET (self->icon), width, 0, 0, text_x - SPACING, line);
+      for (guint i = G_N_ELEMENTS (controls); i-- > 0;)
+        if (gtk_widget_get_visible (controls[i]))
+          {
+            x -= natural_width (controls[i]);
+            place (controls[i], width, x, 0, natural_width (controls[i]), line);
+            x -= SPACING;
+          }
+      y = narrow ? (line - name_height) / 2 : (line - name_height - subtitle_height) / 2;
+      place (GTK_WIDGET (self->name_label), width, text_x, y, text_width, name_height);
+      if (narrow)
+        place (GTK_WIDGET (self->subtitle_label), width, 0, line, width, subtitle_height);
+      else
+        place (GTK_WIDGET (self->subtitle_label), width, text_x, y + name_height, text_width, subtitle_height);
+    }
+
+  y = narrow ? line + subtitle_height : line;
+  if (gtk_widget_get_visible (self->reset_button))
+    {
+      int reset_height = height_for (self->reset_button, -1);
+
+      if (allocate)
+        place (self->reset_button, width, under_x, y + LINE_SPACING, width - under_x, reset_height);
+      y += LINE_SPACING + reset_height;
+    }
+  return y;
+}
 
 static void
 sr_app_row_measure (GtkWidget      *widget,
@@ -282,36 +397,16 @@ sr_app_row_measure (GtkWidget      *widget,
                     int            *natural_baseline)
 {
   SrAppRow *self = SR_APP_ROW (widget);
-  int spacing = gtk_box_get_spacing (GTK_BOX (self->box));
-  int width;
+  int text_x = natural_width (GTK_WIDGET (self->icon)) + SPACING;
+  int line_height;
+  /* Allow Recovery is lined up with the text only where that is wide. */
+  int width = MAX (text_x + TEXT_MIN_WIDTH + measure_controls (self, &line_height),
+                   natural_width (self->reset_button));
 
   if (orientation == GTK_ORIENTATION_VERTICAL)
-    {
-      gtk_widget_measure (self->outer, orientation, for_size,
-                          minimum, natural, minimum_baseline, natural_baseline);
-      return;
-    }
-
-  width = TEXT_MIN_WIDTH;
-  for (GtkWidget *child = gtk_widget_get_first_child (self->box); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      int child_min;
-
-      if (child == self->text_box || !gtk_widget_get_visible (child))
-        continue;
-      gtk_widget_measure (child, orientation, -1, &child_min, NULL, NULL, NULL);
-      width += child_min + spacing;
-    }
-  if (gtk_widget_get_visible (self->reset_button))
-    {
-      int reset_min;   /* with its margin, which lines it up with the text */
-
-      gtk_widget_measure (self->reset_button, orientation, -1, &reset_min, NULL, NULL, NULL);
-      width = MAX (width, reset_min);
-    }
-  *minimum = *natural = width + gtk_widget_get_margin_start (self->outer) +
-                        gtk_widget_get_margin_end (self->outer);
+    *minimum = *natural = lay_out (self, for_size < 0 ? width : for_size, FALSE);
+  else
+    *minimum = *natural = width;
 }
 
 /* Without a layout manager a widget is taken to be of constant size: the
@@ -328,7 +423,7 @@ sr_app_row_size_allocate (GtkWidget *widget,
                           int        height,
                           int        baseline)
 {
-  gtk_widget_allocate (SR_APP_ROW (widget)->outer, width, height, baseline, NULL);
+  lay_out (SR_APP_ROW (widget), width, TRUE);
 }
 
 static void
@@ -362,9 +457,6 @@ sr_app_row_class_init (SrAppRowClass *klass)
 
   g_type_ensure (SR_TYPE_LOCK_ICON);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/gnome/SessionRestore/sr-app-row.ui");
-  gtk_widget_class_bind_template_child (widget_class, SrAppRow, outer);
-  gtk_widget_class_bind_template_child (widget_class, SrAppRow, box);
-  gtk_widget_class_bind_template_child (widget_class, SrAppRow, text_box);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, icon);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, name_label);
   gtk_widget_class_bind_template_child (widget_class, SrAppRow, subtitle_label);

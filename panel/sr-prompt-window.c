@@ -20,6 +20,46 @@
 
 #define MAX_UNSCROLLED 5
 
+/* Without a parent, an AdwMessageDialog of libadwaita 1.2 grows to 372 px
+ * for its heading and body: wider than a 360 px screen. The prompt keeps
+ * to 300 px, the width the panel's dialogs take in a window of 360. */
+#define PROMPT_WIDTH 300
+
+#define SR_TYPE_PROMPT_DIALOG (sr_prompt_dialog_get_type ())
+G_DECLARE_FINAL_TYPE (SrPromptDialog, sr_prompt_dialog, SR, PROMPT_DIALOG, AdwMessageDialog)
+
+struct _SrPromptDialog {
+  AdwMessageDialog parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (SrPromptDialog, sr_prompt_dialog, ADW_TYPE_MESSAGE_DIALOG)
+
+static void
+sr_prompt_dialog_measure (GtkWidget      *widget,
+                          GtkOrientation  orientation,
+                          int             for_size,
+                          int            *minimum,
+                          int            *natural,
+                          int            *minimum_baseline,
+                          int            *natural_baseline)
+{
+  GTK_WIDGET_CLASS (sr_prompt_dialog_parent_class)->measure (widget, orientation, for_size, minimum,
+                                                             natural, minimum_baseline, natural_baseline);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    *natural = MAX (*minimum, MIN (*natural, PROMPT_WIDTH));
+}
+
+static void
+sr_prompt_dialog_class_init (SrPromptDialogClass *klass)
+{
+  GTK_WIDGET_CLASS (klass)->measure = sr_prompt_dialog_measure;
+}
+
+static void
+sr_prompt_dialog_init (SrPromptDialog *self)
+{
+}
+
 typedef struct {
   SrPromptAnswered answered;
   gpointer user_data;
@@ -142,7 +182,9 @@ sr_prompt_window_new (GtkApplication   *app,
                       gpointer          user_data)
 {
   Prompt *prompt = g_new0 (Prompt, 1);
-  GtkWidget *dialog = adw_message_dialog_new (NULL, _("Restore Apps From Your Last Session?"), NULL);
+  GtkWidget *dialog = g_object_new (SR_TYPE_PROMPT_DIALOG,
+                                    "heading", _("Restore Apps From Your Last Session?"),
+                                    NULL);
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   GtkWidget *list = gtk_list_box_new ();
   GtkWidget *scrolled = gtk_scrolled_window_new ();

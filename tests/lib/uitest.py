@@ -82,6 +82,8 @@ class PanelTestCase(unittest.TestCase):
     desktop_key = True
     panel_env = {}
     panel_path = PANEL
+    # The main window's title, in the panel's language: xdotool finds it so.
+    window_title = 'Session Restore'
 
     @classmethod
     def setUpClass(cls):
@@ -249,6 +251,15 @@ class PanelTestCase(unittest.TestCase):
         return False
 
     @staticmethod
+    def inside_role(node, role):
+        node = node.get_parent()
+        while node is not None and node.get_role_name() != 'application':
+            if node.get_role_name() == role:
+                return True
+            node = node.get_parent()
+        return False
+
+    @staticmethod
     def has_state(node, state):
         return node.get_state_set().contains(state)
 
@@ -261,20 +272,25 @@ class PanelTestCase(unittest.TestCase):
         the accessibility tree's order is not the list's."""
         return sorted(nodes, key=lambda n: n.get_extents(Atspi.CoordType.WINDOW).y)
 
-    def row_text(self, name, timeout=10):
-        """The description line of the Apps list's row for the app, once
-        the row is showing."""
+    def row_description(self, name, timeout=10):
+        """The description label of the Apps list's row for the app, once
+        the row is showing: the label after the app's name in a list's cell."""
         deadline = time.monotonic() + timeout
         while True:
             for label in self.find_all('label', name):
-                if label.get_name() != name:
+                parent = label.get_parent()
+                if label.get_name() != name or parent is None or not self.inside_role(label, 'table cell'):
                     continue
-                box = label.get_parent()
-                if box is not None and box.get_child_count() == 2:
-                    return box.get_child_at_index(1).get_name() or ''
+                following = parent.get_child_at_index(label.get_index_in_parent() + 1)
+                if following is not None and following.get_role_name() == 'label':
+                    return following
             if time.monotonic() > deadline:
                 raise AssertionError(f'no row for {name} is showing')
             time.sleep(0.1)
+
+    def row_text(self, name, timeout=10):
+        """The description line of the Apps list's row for the app."""
+        return self.row_description(name, timeout).get_name() or ''
 
     def misnamed(self, root=None):
         """Every interactive node showing (under @root, or in the whole
@@ -309,7 +325,7 @@ class PanelTestCase(unittest.TestCase):
         return path
 
     def key(self, *keys):
-        subprocess.run(['xdotool', 'search', '--name', '^Session Restore$', 'windowfocus', '--sync'],
+        subprocess.run(['xdotool', 'search', '--name', f'^{self.window_title}$', 'windowfocus', '--sync'],
                        capture_output=True)
         subprocess.run(['xdotool', 'key', '--clearmodifiers', '--delay', '50', *keys], check=True)
         time.sleep(0.3)
@@ -337,7 +353,7 @@ class PanelTestCase(unittest.TestCase):
                         description, f'the row to say {description}')
 
     def resize(self, width, height):
-        subprocess.run(['xdotool', 'search', '--sync', '--name', '^Session Restore$',
+        subprocess.run(['xdotool', 'search', '--sync', '--name', f'^{self.window_title}$',
                         'windowsize', '--sync', str(width), str(height)],
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, timeout=30)
         time.sleep(0.5)

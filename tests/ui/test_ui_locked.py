@@ -5,6 +5,7 @@ A locked excluded-apps locks the apps' switches, not search or clearing,
 and is said once for the list."""
 import os
 
+from narrowtest import overflowing
 from uitest import Atspi, PanelTestCase, write_state_file
 
 FILES = 'org.example.Files'
@@ -56,6 +57,13 @@ class LockedPanelTest(PanelTestCase):
         self.assertTrue(self.find_all('check box', 'Save and restore Files'))
         self.assertEqual(self.find_all('label', 'Set by your administrator'), [])
         self.screenshot('locked-apps')
+        # The notice wraps, the rows keep their switches inside: it fits 360 px.
+        self.resize(360, 700)
+        try:
+            self.assertEqual(overflowing(self), [])
+            self.screenshot('locked-apps-narrow')
+        finally:
+            self.resize(640, 760)
         self.show_view('Settings')
 
     def test_locked_exclusions_leave_search_and_clearing(self):

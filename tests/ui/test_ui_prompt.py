@@ -8,6 +8,7 @@ Each case starts a policyd of its own: an answer holds for a policyd's
 life (a login)."""
 import time
 
+from narrowtest import assert_fits, dialog_of
 from promptcase import HEADING, PromptCase
 from srtest import ALLOW, DENY, ERROR, GLib
 from uitest import APPS, Atspi
@@ -34,6 +35,8 @@ class PromptTest(PromptCase):
             self.find('check box', name)
             self.assertTrue(self.checked(name))
         self.screenshot('prompt')
+        # It chooses its own width: one that fits 360 px.
+        assert_fits(self, dialog_of(self.find('label', HEADING)), 'the prompt')
         time.sleep(1)
         self.assertEqual(self.prompts(), 1)
         self.click_button('Restore')
