@@ -316,16 +316,18 @@ place (GtkWidget *child,
 }
 
 /* The controls at the end of the first line, each after a space: how
- * wide, and how high that line is at least (the icon's height too). */
+ * wide, and how high that line is at least (the icon's height too). The
+ * lock, with its words, is one of them only @with_lock. */
 static int
 measure_controls (SrAppRow *self,
+                  gboolean  with_lock,
                   int      *line_height)
 {
   GtkWidget *controls[] = { self->lock_icon, self->forget_button, GTK_WIDGET (self->save_switch) };
   int width = 0;
 
   *line_height = height_for (GTK_WIDGET (self->icon), -1);
-  for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
+  for (guint i = with_lock ? 0 : 1; i < G_N_ELEMENTS (controls); i++)
     if (gtk_widget_get_visible (controls[i]))
       {
         width += natural_width (controls[i]) + SPACING;
@@ -334,10 +336,31 @@ measure_controls (SrAppRow *self,
   return width;
 }
 
+/* A line of its own under the first, lined up at @x: the lock with its
+ * words when narrow, Allow Recovery. Returns where the next one starts. */
+static int
+place_under (SrAppRow  *self,
+             GtkWidget *child,
+             int        width,
+             int        x,
+             int        y,
+             gboolean   allocate)
+{
+  int height;
+
+  if (!gtk_widget_get_visible (child))
+    return y;
+  height = height_for (child, -1);
+  if (allocate)
+    place (child, width, x, y + LINE_SPACING, width - x, height);
+  return y + LINE_SPACING + height;
+}
+
 /* The icon, the name and the controls (lock, clear, switch) on a line;
- * the description beside the name or, when narrow, under the line; Allow
- * Recovery last, lined up with the description. Returns the height the row
- * needs at @width, and allocates the children there when @allocate. */
+ * the description beside the name or, when narrow, under the line, and
+ * the lock with its words under that; Allow Recovery last, lined up with
+ * the description. Returns the height the row needs at @width, and
+ * allocates the children there when @allocate. */
 static int
 lay_out (SrAppRow *self,
          int       width,
@@ -345,12 +368,14 @@ lay_out (SrAppRow *self,
 {
   GtkWidget *controls[] = { self->lock_icon, self->forget_button, GTK_WIDGET (self->save_switch) };
   int text_x = natural_width (GTK_WIDGET (self->icon)) + SPACING;
-  int line, controls_width = measure_controls (self, &line);
-  int text_width = MAX (width - text_x - controls_width, 0);
-  gboolean narrow = text_width < NARROW_TEXT_WIDTH;
+  int line, controls_width = measure_controls (self, TRUE, &line);
+  gboolean narrow = width - text_x - controls_width < NARROW_TEXT_WIDTH;
   int under_x = narrow ? 0 : text_x;   /* where the description and Allow Recovery start */
-  int name_height, subtitle_height, y;
+  int text_width, name_height, subtitle_height, y;
 
+  if (narrow)
+    controls_width = measure_controls (self, FALSE, &line);
+  text_width = MAX (width - text_x - controls_width, 0);
   name_height = height_for (GTK_WIDGET (self->name_label), text_width);
   subtitle_height = height_for (GTK_WIDGET (self->subtitle_label), narrow ? width : text_width);
   line = MAX (line, narrow ? name_height : name_height + subtitle_height);
@@ -360,7 +385,7 @@ lay_out (SrAppRow *self,
       int x = width;
 
       place (GTK_WIDGET (self->icon), width, 0, 0, text_x - SPACING, line);
-      for (guint i = G_N_ELEMENTS (controls); i-- > 0;)
+      for (guint i = G_N_ELEMENTS (controls); i-- > (narrow ? 1 : 0);)
         if (gtk_widget_get_visible (controls[i]))
           {
             x -= natural_width (controls[i]);
@@ -376,15 +401,9 @@ lay_out (SrAppRow *self,
     }
 
   y = narrow ? line + subtitle_height : line;
-  if (gtk_widget_get_visible (self->reset_button))
-    {
-      int reset_height = height_for (self->reset_button, -1);
-
-      if (allocate)
-        place (self->reset_button, width, under_x, y + LINE_SPACING, width - under_x, reset_height);
-      y += LINE_SPACING + reset_height;
-    }
-  return y;
+  if (narrow)
+    y = place_under (self, self->lock_icon, width, under_x, y, allocate);
+  return place_under (self, self->reset_button, width, under_x, y, allocate);
 }
 
 static void
@@ -399,9 +418,10 @@ sr_app_row_measure (GtkWidget      *widget,
   SrAppRow *self = SR_APP_ROW (widget);
   int text_x = natural_width (GTK_WIDGET (self->icon)) + SPACING;
   int line_height;
-  /* Allow Recovery is lined up with the text only where that is wide. */
-  int width = MAX (text_x + TEXT_MIN_WIDTH + measure_controls (self, &line_height),
-                   natural_width (self->reset_button));
+  /* Allow Recovery, and the lock when narrow, go under the rest; each is
+   * lined up with the text only where that is wide. */
+  int width = MAX (text_x + TEXT_MIN_WIDTH + measure_controls (self, FALSE, &line_height),
+                   MAX (natural_width (self->reset_button), natural_width (self->lock_icon)));
 
   if (orientation == GTK_ORIENTATION_VERTICAL)
     *minimum = *natural = lay_out (self, for_size < 0 ? width : for_size, FALSE);
