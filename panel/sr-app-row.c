@@ -383,9 +383,10 @@ lay_out (SrAppRow *self,
   if (allocate)
     {
       int x = width;
+      guint first = narrow ? 1 : 0;   /* the lock goes under, when narrow */
 
       place (GTK_WIDGET (self->icon), width, 0, 0, text_x - SPACING, line);
-      for (guint i = G_N_ELEMENTS (controls); i-- > (narrow ? 1 : 0);)
+      for (guint i = G_N_ELEMENTS (controls); i-- > first;)
         if (gtk_widget_get_visible (controls[i]))
           {
             x -= natural_width (controls[i]);
