@@ -206,9 +206,13 @@ class PanelTestCase(unittest.TestCase):
             name = node.get_name() or ''
             return name == label or name.endswith(' ' + label) and \
                 name[:-len(label) - 1].replace('_', '') == label
-        self.wait_until(lambda: any(matches(b) for b in self.find_all('push button', label)),
+        # Found and clicked in one look: a toast's button can time out
+        # between two.
+        found = []
+        self.wait_until(lambda: found.extend(b for b in self.find_all('push button', label)
+                                             if matches(b)) or found,
                         f'a button labelled {label!r}', timeout)
-        self.act(next(b for b in self.find_all('push button', label) if matches(b)), 'click')
+        self.act(found[0], 'click')
 
     def toggle(self, name):
         self.act(self.find('check box', name), 'toggle')
