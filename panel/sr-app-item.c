@@ -24,7 +24,7 @@ struct _SrAppItem {
   gboolean installed;
   guint64 bytes;
   gint64 last_saved;       /* µs, its own newest save; 0: not known */
-  gint64 aged_from;        /* µs: what its age counts from (sr_app_item_get_aged_from ()) */
+  gint64 last_written;     /* µs, its files' newest write; 0: not known */
   int windows;             /* -1: not known */
   gboolean at_login;
   gboolean crash_loop;
@@ -130,7 +130,12 @@ gint64 sr_app_item_get_last_saved (SrAppItem *self) { return self->last_saved; }
  * (sr_decide_annotate_listing ()) and retention purges it: its own newest
  * save, or where nothing tells its own time (an entry in gnome-session's
  * file), the time of the newest file that holds it. */
-gint64 sr_app_item_get_aged_from (SrAppItem *self) { return self->aged_from; }
+gint64
+sr_app_item_get_aged_from (SrAppItem *self)
+{
+  return self->last_saved > 0 ? self->last_saved : self->last_written;
+}
+
 int sr_app_item_get_windows (SrAppItem *self) { return self->windows; }
 gboolean sr_app_item_get_at_login (SrAppItem *self) { return self->at_login; }
 gboolean sr_app_item_get_crash_loop (SrAppItem *self) { return self->crash_loop; }
@@ -219,14 +224,14 @@ sr_app_item_set_usage (SrAppItem *self,
     }
 
   if (self->bytes == bytes && self->last_saved == last_saved &&
-      self->aged_from == (last_saved > 0 ? last_saved : last_written) && self->at_login == at_login &&
+      self->last_written == last_written && self->at_login == at_login &&
       self->crash_loop == crash_loop && self->state == state &&
       self->windows == (windows == G_MAXUINT32 ? -1 : (int) MIN (windows, G_MAXINT)))
     return FALSE;
 
   self->bytes = bytes;
   self->last_saved = last_saved;
-  self->aged_from = last_saved > 0 ? last_saved : last_written;
+  self->last_written = last_written;
   self->at_login = at_login;
   self->crash_loop = crash_loop;
   self->state = state;

@@ -19,10 +19,6 @@
 #include "sr-error.h"
 #include "sr-installed-apps.h"
 
-/* The serial of the listing asked for as the list is made; reloads count
- * on from it. */
-#define FIRST_SERIAL 1
-
 struct _SrAppList {
   GObject parent_instance;
 
@@ -368,7 +364,7 @@ on_first_listed_cb (GObject      *source,
   self->first_pending = FALSE;
   if (reply == NULL)
     sr_app_list_reload (self);
-  else if (take_serial (self, FIRST_SERIAL))
+  else if (take_serial (self, 0))   /* the first listing's serial: reloads count from 1 */
     {
       self->first_taken = !sr_client_get_connected (self->client);
       finish_listing (self, reply, NULL);
@@ -470,7 +466,6 @@ sr_app_list_new (SrClient *client)
   g_signal_connect_swapped (client, "stored-state-changed", G_CALLBACK (sr_app_list_reload), self);
   sr_installed_apps_read_async (self->cancellable, on_installed_apps_read_cb, g_object_ref (self));
   self->first_pending = TRUE;
-  self->asked = FIRST_SERIAL;
   sr_policy_client_list_stored_state_async (sr_client_peek_policy (client),
                                             SR_CALL_FLAGS_ALLOW_INTERACTION, self->cancellable,
                                             on_first_listed_cb, g_object_ref (self));
