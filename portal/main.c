@@ -222,7 +222,9 @@ run_backend (void)
   g_dbus_connection_unregister_object (portal.bus, backend.control_id);
   /* A handler on the worker thread may be waiting for the lock: it finds
    * the backend closing, and once the worker thread has flushed what was
-   * sent, none runs any more. */
+   * sent, none runs any more but the answers to checks that were still
+   * waiting for policyd's owner, given as sr_portal_policy_free() goes;
+   * they too find the backend closing. */
   portal.closing = TRUE;
   g_rec_mutex_unlock (&portal.lock);
   g_dbus_connection_flush_sync (portal.bus, NULL, NULL);

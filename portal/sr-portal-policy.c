@@ -273,6 +273,18 @@ check_now (SrPortalPolicy  *self,
                                         NULL, checked, task);
 }
 
+/* A call for @app_id, queued until policyd's owner is known. */
+static Waiting *
+wait_call (SrPortalPolicy *self,
+           const char     *app_id)
+{
+  Waiting *waiting = g_new0 (Waiting, 1);
+
+  waiting->app_id = g_strdup (app_id);
+  g_ptr_array_add (self->waiting, waiting);
+  return waiting;
+}
+
 void
 sr_portal_policy_check_async (SrPortalPolicy      *self,
                               const char          *app_id,
@@ -291,15 +303,15 @@ sr_portal_policy_check_async (SrPortalPolicy      *self,
       check_now (self, app_id, reason, saved_at, interactive, task);
       return;
     }
-  waiting = g_new0 (Waiting, 1);
-  waiting->app_id = g_strdup (app_id);
+  waiting = wait_call (self, app_id);
   waiting->check = task;
   waiting->reason = reason;
   waiting->saved_at = saved_at;
   waiting->interactive = interactive;
-  g_ptr_array_add (self->waiting, waiting);
 }
 
+/* @self is not used, and may be gone: a check still waiting when the
+ * backend exits is answered as it goes (sr_portal_policy_free()). */
 gboolean
 sr_portal_policy_check_finish (SrPortalPolicy  *self,
                                GAsyncResult    *result,
@@ -334,15 +346,10 @@ sr_portal_policy_note_exit (SrPortalPolicy *self,
                             const char     *app_id,
                             gboolean        voluntary)
 {
-  Waiting *waiting;
-
   if (settled (self))
     {
       note_exit_now (self, app_id, voluntary);
       return;
     }
-  waiting = g_new0 (Waiting, 1);
-  waiting->app_id = g_strdup (app_id);
-  waiting->voluntary = voluntary;
-  g_ptr_array_add (self->waiting, waiting);
+  wait_call (self, app_id)->voluntary = voluntary;
 }
