@@ -339,8 +339,7 @@ measure_controls (SrAppRow *self,
 /* A line of its own under the first, lined up at @x: the lock with its
  * words when narrow, Allow Recovery. Returns where the next one starts. */
 static int
-place_under (SrAppRow  *self,
-             GtkWidget *child,
+place_under (GtkWidget *child,
              int        width,
              int        x,
              int        y,
@@ -403,8 +402,8 @@ lay_out (SrAppRow *self,
 
   y = narrow ? line + subtitle_height : line;
   if (narrow)
-    y = place_under (self, self->lock_icon, width, under_x, y, allocate);
-  return place_under (self, self->reset_button, width, under_x, y, allocate);
+    y = place_under (self->lock_icon, width, under_x, y, allocate);
+  return place_under (self->reset_button, width, under_x, y, allocate);
 }
 
 static void
