@@ -25,6 +25,10 @@
 #include "sr-caller-cache.h"
 #include "sr-error.h"
 
+/* Every name's arrival and departure, as GDBus would ask for them. */
+#define NAME_OWNER_CHANGED_RULE \
+  "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus'," \
+  "member='NameOwnerChanged',path='/org/freedesktop/DBus'"
 /* A time that could not be read (CLOCK_BOOTTIME failed). */
 #define TIME_UNKNOWN G_GINT64_CONSTANT (-1)
 /* Appearances.watching before the bus has confirmed the watch. */
@@ -151,9 +155,8 @@ appeared (SrCallerCache *self,
   return result != NOT_YET_WATCHING ? result : boottime_ns ();
 }
 
-/* The bus answers in order: once it has answered this, it has taken
- * policyd's NameOwnerChanged subscription, sent before it, and every name
- * that appears from then on is noted by the filter. */
+/* The bus's answer to the AddMatch: from then on, every name that
+ * appears is noted by the filter. */
 static void
 on_watching_cb (GObject      *source,
                 GAsyncResult *result,
@@ -210,6 +213,11 @@ sr_caller_cache_finalize (GObject *object)
   SrCallerCache *self = SR_CALLER_CACHE (object);
 
   g_dbus_connection_signal_unsubscribe (self->bus, self->name_owner_changed_id);
+  /* The rule is policyd's own (sr_caller_cache_new()), not GDBus's. */
+  g_dbus_connection_call (self->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "RemoveMatch",
+                          g_variant_new ("(s)", NAME_OWNER_CHANGED_RULE), NULL,
+                          G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
   /* The filter's data goes when GDBus is done with it. */
   g_dbus_connection_remove_filter (self->bus, self->filter_id);
   g_hash_table_unref (self->callers);
@@ -283,15 +291,19 @@ sr_caller_cache_new (GDBusConnection *bus)
                                                   g_atomic_rc_box_acquire (self->appearances),
                                                   appearances_unref);
   /* The subscription's user data is unowned: it is removed in finalize,
-   * and signals are delivered on this (the main) thread. */
+   * and signals are delivered on this (the main) thread. Its match rule is
+   * added here rather than by GDBus, which sends AddMatch expecting no
+   * answer: the bus's answer to this one is what confirms the watch, with
+   * no second round trip after it to learn that the rule was taken. */
   self->name_owner_changed_id =
     g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus",
                                         "org.freedesktop.DBus", "NameOwnerChanged",
                                         "/org/freedesktop/DBus", NULL,
-                                        G_DBUS_SIGNAL_FLAGS_NONE,
+                                        G_DBUS_SIGNAL_FLAGS_NO_MATCH_RULE,
                                         on_name_owner_changed_cb, self, NULL);
   g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetId", NULL, G_VARIANT_TYPE ("(s)"),
+                          "org.freedesktop.DBus", "AddMatch",
+                          g_variant_new ("(s)", NAME_OWNER_CHANGED_RULE), G_VARIANT_TYPE_UNIT,
                           G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_watching_cb,
                           g_atomic_rc_box_acquire (self->appearances));
   return self;
