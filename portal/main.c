@@ -291,6 +291,14 @@ main (int    argc,
    * which answers Register, the record's writer, GLib's own), each
    * keeping pages of its own. */
   mallopt (M_ARENA_MAX, 1);
+  /* GLib's worker threads (policyd's identification, the system bus's
+   * connection, the record's writes: one or two at a time) wait for work
+   * once idle instead of ending after 15 s, or at once when a second one
+   * goes idle beside the first. The first thread to end pages in glibc's
+   * code for a thread's end, some 200 KiB of it, scattered; a thread kept
+   * costs the few pages of its stack it touched. */
+  g_thread_pool_set_max_unused_threads (-1);
+  g_thread_pool_set_max_idle_time (0);
   /* Only the character set of the user's locale, so that what is logged
    * comes out readable. The backend's messages are in English, for logs,
    * as policyd's are; with LC_MESSAGES set, looking up translations of
