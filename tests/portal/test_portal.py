@@ -181,6 +181,16 @@ class TestSessionObject(PortalTestCase):
                              props, 'Set', GLib.Variant('(ssv)', (IMPL_SESSION, 'version',
                                                                   GLib.Variant('u', 3))))
 
+    def test_messages_in_the_users_character_set(self):
+        # The backend takes LC_CTYPE (C.UTF-8 here) only when it writes:
+        # its messages are still written in it, not as "?".
+        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+                          'Register', GLib.Variant('(osa{sv})', (
+                              '/org/freedesktop/portal/desktop/session/1_99/q', 'not an app', {})))
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            self.assertIn('Register: “not an app” is not an app id', f.read())
+
     def test_register_refuses_bad_calls(self):
         # Register is taken by the backend's filter: its errors are its own.
         def register(handle, signature='(osa{sv})', args=None):
