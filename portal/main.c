@@ -14,7 +14,6 @@
 
 #include "config.h"
 
-#include <locale.h>
 #include <malloc.h>
 #include <stdlib.h>
 
@@ -22,6 +21,7 @@
 
 #include "sr-portal.h"
 #include "sr-portal-control.h"
+#include "sr-portal-log.h"
 
 /* The lock of the one SrPortal: held by the main thread but while it
  * polls (sr-portal.h). A GPollFunc has no user data. */
@@ -291,11 +291,20 @@ main (int    argc,
    * which answers Register, the record's writer, GLib's own), each
    * keeping pages of its own. */
   mallopt (M_ARENA_MAX, 1);
-  /* Only the character set of the user's locale, so that what is logged
-   * comes out readable. The backend's messages are in English, for logs,
-   * as policyd's are; with LC_MESSAGES set, looking up translations of
-   * GLib's own strings cost a twentieth of its start-up's instructions. */
-  setlocale (LC_CTYPE, "");
+  /* GLib's worker threads (policyd's identification, the system bus's
+   * connection, the record's writes: one or two at a time) wait for work
+   * once idle instead of ending after 15 s, or at once when a second one
+   * goes idle beside the first. The first thread to end pages in glibc's
+   * code for a thread's end, some 200 KiB of it, scattered; a thread kept
+   * costs the few pages of its stack it touched. */
+  g_thread_pool_set_max_unused_threads (-1);
+  g_thread_pool_set_max_idle_time (0);
+  /* Only the character set of the user's locale, taken when something is
+   * written (sr-portal-log.c), so that it comes out readable. The
+   * backend's messages are in English, for logs, as policyd's are; with
+   * LC_MESSAGES set, looking up translations of GLib's own strings cost a
+   * twentieth of its start-up's instructions. */
+  sr_portal_log_init ();
   g_option_context_set_summary (context,
                                 "The save/restore portal backend of Session Restore "
                                 "(org.freedesktop.impl.portal.SaveRestore).");

@@ -46,7 +46,14 @@ inhibited (GObject      *source,
       if (fds != NULL)
         self->inhibitor_fd = g_unix_fd_list_get (fds, index, &error);
     }
-  if (self->inhibitor_fd < 0)
+  if (self->inhibitor_fd >= 0)
+    return;
+  /* Without logind on the system bus only SIGTERM and EndSession end the
+   * session, as on any desktop without it: nothing to report. */
+  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+      g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN))
+    g_debug ("No logind: %s", error->message);
+  else
     g_message ("No delay inhibitor: shutdown and suspend will not wait for the apps: %s",
                error != NULL ? error->message : "no file descriptor");
 }

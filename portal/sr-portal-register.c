@@ -16,7 +16,11 @@
  *
  * All of it runs on GDBus's worker thread, holding SrPortal.lock
  * (sr-portal.h): the handlers, and policyd's answer, which comes back to
- * the thread that asked. Between Register picking an instance and
+ * the thread that asked. Register is taken by the connection's filter as
+ * it is read, as the do-nothing backend of the benchmark answers it,
+ * without GDBus's dispatch in between (a method invocation, a turn of the
+ * worker's loop): its arguments are checked here, and its answer is a
+ * message of our own. Between Register picking an instance and
  * policyd's answer the main loop may run, and policyd may have cleared
  * the app meanwhile (StoredStateCleared): then the instance is gone
  * whatever the answer, and the app gets PRISTINE and a fresh id.
@@ -32,11 +36,54 @@
 
 typedef struct {
   SrPortal *self;                    /* (unowned) */
-  GDBusMethodInvocation *invocation; /* (owned) */
+  GDBusConnection *connection;       /* (owned) */
+  GDBusMessage *message;             /* (owned) the Register call */
   SrPortalSession *session;          /* (unowned) kept until answered */
   SrRestoreReason reason;
   gboolean had_state;                /* the instance had state to restore */
 } RegisterCall;
+
+/* Register's answer, unless the caller asked for none. */
+static void
+send_reply (GDBusConnection *connection,
+            GDBusMessage    *call,
+            GDBusMessage    *reply)
+{
+  if (!(g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED))
+    g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+}
+
+static void return_error (GDBusConnection *connection, GDBusMessage *call, GQuark domain,
+                          int code, const char *format, ...) G_GNUC_PRINTF (5, 6);
+
+static void
+return_error (GDBusConnection *connection,
+              GDBusMessage    *call,
+              GQuark           domain,
+              int              code,
+              const char      *format,
+              ...)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GDBusMessage) reply = NULL;
+  va_list args;
+
+  va_start (args, format);
+  error = g_error_new_valist (domain, code, format, args);
+  va_end (args);
+  name = g_dbus_error_encode_gerror (error);
+  reply = g_dbus_message_new_method_error_literal (call, name, error->message);
+  send_reply (connection, call, reply);
+}
+
+static void
+register_call_free (RegisterCall *call)
+{
+  g_object_unref (call->connection);
+  g_object_unref (call->message);
+  g_free (call);
+}
 
 static gboolean
 handle_is_valid (const char *handle)
@@ -71,6 +118,7 @@ finish_register (RegisterCall    *call,
   SrPortal *self = call->self;
   SrPortalSession *session = call->session;
   SrApp *app = *session->app_id != '\0' ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
+  g_autoptr(GDBusMessage) reply = NULL;
   GVariantBuilder registration, ids;
 
   g_variant_builder_init (&registration, G_VARIANT_TYPE_VARDICT);
@@ -88,8 +136,9 @@ finish_register (RegisterCall    *call,
       g_variant_builder_add (&registration, "{sv}", "discard-instance-ids",
                              g_variant_builder_end (&ids));
     }
-  g_dbus_method_invocation_return_value (call->invocation,
-                                         g_variant_new ("(@a{sv})", g_variant_builder_end (&registration)));
+  reply = g_dbus_message_new_method_reply (call->message);
+  g_dbus_message_set_body (reply, g_variant_new ("(@a{sv})", g_variant_builder_end (&registration)));
+  send_reply (call->connection, call->message, reply);
   /* Written after the reply, so that the app does not wait for the disk;
    * the record keeps its old state until then. */
   if (app != NULL)
@@ -99,8 +148,7 @@ finish_register (RegisterCall    *call,
   /* Closed while policyd was being asked: nothing more will come. */
   if (session->closed && g_hash_table_lookup (self->sessions, session->handle) == session)
     g_hash_table_remove (self->sessions, session->handle);
-  g_object_unref (call->invocation);
-  g_free (call);
+  register_call_free (call);
 }
 
 /* policyd said no: nothing is restored, and the instance's state is done
@@ -154,11 +202,9 @@ checked (GObject      *source,
 
   if (self->closing)
     {
-      g_dbus_method_invocation_return_error_literal (call->invocation, G_DBUS_ERROR,
-                                                     G_DBUS_ERROR_NO_SERVER,
-                                                     "session-restore-portal is exiting");
-      g_object_unref (call->invocation);
-      g_free (call);
+      return_error (call->connection, call->message, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
+                    "session-restore-portal is exiting");
+      register_call_free (call);
       return;
     }
   if (call->session->cleared)
@@ -238,10 +284,11 @@ pick_instance (SrPortal        *self,
 }
 
 static void
-handle_register (SrPortal              *self,
-                 GDBusMethodInvocation *invocation,
-                 const char            *handle,
-                 const char            *app_id)
+handle_register (SrPortal        *self,
+                 GDBusConnection *connection,
+                 GDBusMessage    *message,
+                 const char      *handle,
+                 const char      *app_id)
 {
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrPortalSession *session;
@@ -251,36 +298,37 @@ handle_register (SrPortal              *self,
 
   if (self->closing)
     {
-      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
-                                                     "session-restore-portal is exiting");
+      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
+                    "session-restore-portal is exiting");
       return;
     }
   session = g_hash_table_lookup (self->sessions, handle);
   if (!handle_is_valid (handle))
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                             "“%s” is not a session handle", handle);
+      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                    "“%s” is not a session handle", handle);
       return;
     }
   /* A closed session waiting for its answer still holds the path. */
   if (session != NULL && (!session->closed || !session->answered))
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                             "“%s” is registered already", handle);
+      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                    "“%s” is registered already", handle);
       return;
     }
 
   closed_before = g_hash_table_remove (self->tombstones, handle);
   call = g_new0 (RegisterCall, 1);
   call->self = self;
-  call->invocation = g_object_ref (invocation);
+  call->connection = g_object_ref (connection);
+  call->message = g_object_ref (message);
   if (*app_id != '\0' && !sr_app_id_validate (app_id, NULL))
     {
       g_message ("Register: “%s” is not an app id: restoring nothing", app_id);
       app_id = "";
     }
   call->session = session = sr_portal_session_new (self, handle,
-                                                   g_dbus_method_invocation_get_sender (invocation),
+                                                   g_dbus_message_get_sender (message),
                                                    app_id);
 
   /* A host process the frontend could not identify: nothing to tell its
@@ -297,6 +345,31 @@ handle_register (SrPortal              *self,
     sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
   sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,
                                 checked, call);
+}
+
+/* Register, taken by the filter (sr-portal-session.c) as it arrives on
+ * GDBus's worker thread rather than dispatched to the object: the check
+ * goes to policyd in the same turn of the worker's loop. A call whose
+ * arguments are not Register's goes on to GDBus, which answers it with
+ * InvalidArgs from the interface's description. */
+gboolean
+sr_portal_register_take (SrPortal        *self,
+                         GDBusConnection *connection,
+                         GDBusMessage    *message)
+{
+  GVariant *args = g_dbus_message_get_body (message);
+  const char *interface = g_dbus_message_get_interface (message);
+  const char *handle, *app_id;
+
+  if (g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL ||
+      g_strcmp0 (g_dbus_message_get_member (message), "Register") != 0 ||
+      g_strcmp0 (g_dbus_message_get_path (message), SR_PORTAL_OBJECT_PATH) != 0 ||
+      (interface != NULL && !g_str_equal (interface, sr_impl_save_restore_interface.name)) ||
+      args == NULL || !g_variant_is_of_type (args, G_VARIANT_TYPE ("(osa{sv})")))
+    return FALSE;
+  g_variant_get (args, "(&o&s@a{sv})", &handle, &app_id, NULL);
+  handle_register (self, connection, message, handle, app_id);
+  return TRUE;
 }
 
 /* The session at @handle, if @invocation comes from whoever registered it. */
@@ -374,14 +447,9 @@ method_call (GDBusConnection       *connection,
              GDBusMethodInvocation *invocation,
              gpointer               user_data)
 {
-  const char *handle, *app_id;
+  const char *handle;
 
-  if (g_str_equal (method, "Register"))
-    {
-      g_variant_get (parameters, "(&o&s@a{sv})", &handle, &app_id, NULL);
-      handle_register (user_data, invocation, handle, app_id);
-    }
-  else if (g_str_equal (method, "DiscardedInstanceIds"))
+  if (g_str_equal (method, "DiscardedInstanceIds"))
     {
       g_autofree const char **ids = NULL;
 

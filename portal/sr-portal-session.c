@@ -20,10 +20,11 @@
  *
  * The filter also registers the SaveRestore object itself, on the first
  * message the connection sends or receives (the RequestName of the
- * backend's name, at the latest), so that Register too is dispatched on
- * the worker thread (sr-portal-register.c); and it takes policyd's
- * StoredStateCleared there, in the order policyd sent it and its answers
- * (sr-portal-policy.c).
+ * backend's name, at the latest), so that its other calls too are
+ * dispatched on the worker thread; it takes Register itself as it
+ * arrives (sr-portal-register.c), answers the session's "version"
+ * (answer_version()), and takes policyd's StoredStateCleared, in the
+ * order policyd sent it and its answers (sr-portal-policy.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -306,6 +307,50 @@ register_save_restore (SrPortal        *self,
     g_error ("Could not serve %s: %s", SR_PORTAL_OBJECT_PATH, error->message);
 }
 
+/* The frontend reads "version" before every Register: answered as the
+ * message arrives, as GDBus would from the subtree's description and
+ * get_property(), without the trip through its dispatch, which is on the
+ * path of every Register. Anything else (Set, another interface or
+ * property) goes on to GDBus, and its error. */
+static gboolean
+answer_version (GDBusConnection *connection,
+                GDBusMessage    *call)
+{
+  GVariant *args = g_dbus_message_get_body (call);
+  const char *member = g_dbus_message_get_member (call);
+  const char *iface = NULL, *property = NULL;
+  g_autoptr(GDBusMessage) reply = NULL;
+  GVariant *version;
+
+  if (g_strcmp0 (g_dbus_message_get_interface (call), "org.freedesktop.DBus.Properties") != 0 ||
+      args == NULL)
+    return FALSE;
+  if (g_strcmp0 (member, "GetAll") == 0 && g_variant_is_of_type (args, G_VARIANT_TYPE ("(s)")))
+    g_variant_get (args, "(&s)", &iface);
+  else if (g_strcmp0 (member, "Get") == 0 && g_variant_is_of_type (args, G_VARIANT_TYPE ("(ss)")))
+    g_variant_get (args, "(&s&s)", &iface, &property);
+  if (g_strcmp0 (iface, sr_impl_session_interface.name) != 0 ||
+      (property != NULL && !g_str_equal (property, "version")))
+    return FALSE;
+
+  if (g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+    return TRUE;
+  version = g_variant_new_uint32 (SESSION_VERSION);
+  reply = g_dbus_message_new_method_reply (call);
+  if (property != NULL)
+    g_dbus_message_set_body (reply, g_variant_new ("(v)", version));
+  else
+    {
+      GVariantBuilder all;
+
+      g_variant_builder_init (&all, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&all, "{sv}", "version", version);
+      g_dbus_message_set_body (reply, g_variant_new ("(a{sv})", &all));
+    }
+  g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+  return TRUE;
+}
+
 /* In GDBus's worker thread, before the message is dispatched; so are the
  * subtrees' calls (method_call). */
 static GDBusMessage *
@@ -331,9 +376,19 @@ filter (GDBusConnection *connection,
     }
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
     return message;
+  if (sr_portal_register_take (self, connection, message))
+    {
+      g_object_unref (message);
+      return NULL;
+    }
   path = g_dbus_message_get_path (message);
   if (path == NULL || (parent = sender_path (path)) == NULL)
     return message;
+  if (answer_version (connection, message))
+    {
+      g_object_unref (message);
+      return NULL;
+    }
 
   g_mutex_lock (&self->subtree_lock);
   if (self->serving && !g_hash_table_contains (self->subtrees, parent))

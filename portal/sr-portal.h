@@ -166,8 +166,11 @@ void       sr_portal_session_close     (SrPortal   *self,
                                         SrCloseKind kind);
 
 /* sr-portal-register.c: the SaveRestore object's calls, SrPortal the
- * user data */
+ * user data; Register itself is taken by the filter */
 extern const GDBusInterfaceVTable sr_portal_register_vtable;
+gboolean   sr_portal_register_take     (SrPortal   *self,
+                                        GDBusConnection *connection,
+                                        GDBusMessage *message);
 
 /* main.c */
 void       sr_portal_unlocked_begin    (SrPortal   *self);

@@ -20,7 +20,9 @@ the medians, target <= 1.2x.
 
 Idle RSS: the backend's resident memory a second after the Registers,
 against the do-nothing backend's after the same Registers; target <= 1.1x
-(the minimal service's after start is printed too).
+(the minimal service's after start is printed too). Its anonymous part,
+the memory no other process shares, is printed beside it: most of the
+rest is pages of libc and GLib that every process maps.
 
 SR_BENCH_PORTAL_OTHER=<another session-restore-portal> measures that
 build as well, in the same rounds (a before/after in one run; no target).
@@ -51,10 +53,12 @@ COLD_STARTS = int(os.environ.get('SR_BENCH_COLD_STARTS', '21'))
 REGISTER_TARGET, COLD_TARGET, RSS_TARGET = 1.3, 1.2, 1.1
 
 
-def rss_kib(pid):
+def rss_kib(pid, field='VmRSS'):
+    """Resident memory; RssAnon: its part that no other process shares
+    (heap, stacks), where the rest is mostly the libraries' pages."""
     with open(f'/proc/{pid}/status') as f:
         for line in f:
-            if line.startswith('VmRSS:'):
+            if line.startswith(field + ':'):
                 return int(line.split()[1])
     return 0
 
@@ -174,6 +178,7 @@ def main():
                 times[name] += [worlds[name].register() for _ in range(PER_ROUND)]
         time.sleep(1)                 # idle: what it keeps
         rss = {name: rss_kib(world.backend.pid) for name, world in worlds.items()}
+        anon = {name: rss_kib(world.backend.pid, 'RssAnon') for name, world in worlds.items()}
     finally:
         for world in worlds.values():
             world.close()
@@ -207,6 +212,8 @@ def main():
         seconds = [v / 1000 for v in values]
         print('  {:<30} {:7.2f}  {:6.2f}-{:6.2f}'.format(labels[name], *spread(seconds)))
     print('idle RSS (KiB): ' + ', '.join(f'{labels[name]} {value}' for name, value in rss.items()))
+    print('  of it anonymous (KiB): ' + ', '.join(f'{labels[name]} {value}'
+                                                for name, value in anon.items()))
 
     def ratios(name):
         return (statistics.median(times[name]) / statistics.median(times['baseline']),

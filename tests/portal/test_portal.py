@@ -169,6 +169,42 @@ class TestSessionObject(PortalTestCase):
         props = self.backend_call(path, 'org.freedesktop.DBus.Properties', 'GetAll',
                                   GLib.Variant('(s)', (IMPL_SESSION,)))[0]
         self.assertEqual(props, {'version': 2})
+        # Answered by the backend's filter as GDBus would: Get, and an
+        # error for what the interface does not have.
+        self.assertEqual(self.backend_call(path, 'org.freedesktop.DBus.Properties', 'Get',
+                                           GLib.Variant('(ss)', (IMPL_SESSION, 'version'))),
+                         (2,))
+        props = 'org.freedesktop.DBus.Properties'
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.backend_call, path,
+                             props, 'Get', GLib.Variant('(ss)', (IMPL_SESSION, 'nothing')))
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.backend_call, path,
+                             props, 'Set', GLib.Variant('(ssv)', (IMPL_SESSION, 'version',
+                                                                  GLib.Variant('u', 3))))
+
+    def test_messages_in_the_users_character_set(self):
+        # The backend takes LC_CTYPE (C.UTF-8 here) only when it writes:
+        # its messages are still written in it, not as "?".
+        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+                          'Register', GLib.Variant('(osa{sv})', (
+                              '/org/freedesktop/portal/desktop/session/1_99/q', 'not an app', {})))
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            self.assertIn('Register: “not an app” is not an app id', f.read())
+
+    def test_register_refuses_bad_calls(self):
+        # Register is taken by the backend's filter: its errors are its own.
+        def register(handle, signature='(osa{sv})', args=None):
+            return self.backend_call('/org/freedesktop/portal/desktop',
+                                     'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                     GLib.Variant(signature, args or (handle, 'org.example.Editor', {})))
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', register,
+                             '/org/freedesktop/portal/desktop/elsewhere')
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', register, None,
+                             '(os)', ('/org/freedesktop/portal/desktop/session/1_99/a', 'x'))
+        handle = '/org/freedesktop/portal/desktop/session/1_99/twice'
+        self.assertEqual(register(handle)[0]['restore-reason'], LAUNCH)
+        message = self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', register, handle)
+        self.assertIn('registered already', message)
 
     def test_close_is_unknown_not_a_crash(self):
         a = self.app('org.example.Editor')

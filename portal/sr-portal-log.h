@@ -1,0 +1,14 @@
+/* sr-portal-log.h: where the backend's messages go (sr-portal-log.c)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Before anything is logged or printed. */
+void sr_portal_log_init (void);
+
+G_END_DECLS
