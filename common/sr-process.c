@@ -195,6 +195,49 @@ sr_process_read_flatpak_app (int     root_fd,
   return TRUE;
 }
 
+/* /proc/PID/attr/current, NUL-terminated; NULL and @out_errno if it
+ * cannot be read whole. Not g_file_get_contents(): without an LSM the read fails
+ * (EINVAL) on every call, and GLib words each failure in the locale's
+ * character set, which loads iconv's modules into a program that never
+ * shows the words. */
+static char *
+read_security_label (guint32  pid,
+                     int     *out_errno)
+{
+  char path[sizeof "/proc/4294967295/attr/current"];
+  char buffer[4096];
+  g_auto(SrFd) fd = -1;
+  gsize length = 0;
+  gssize n;
+
+  g_snprintf (path, sizeof path, "/proc/%u/attr/current", pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      *out_errno = errno;
+      return NULL;
+    }
+  do
+    {
+      n = read (fd, buffer + length, sizeof buffer - 1 - length);
+      if (n > 0)
+        length += n;
+    }
+  while ((n > 0 && length < sizeof buffer - 1) || (n < 0 && errno == EINTR));
+  if (n < 0)
+    {
+      *out_errno = errno;
+      return NULL;
+    }
+  /* Longer than any label: not taken for a shorter one. */
+  if (length == sizeof buffer - 1)
+    {
+      *out_errno = E2BIG;
+      return NULL;
+    }
+  return g_strndup (buffer, length);
+}
+
 /* @bus_label: (nullable) the label the bus took when the connection was
  * made; preferred to the one the pid has now. TRUE with *@out_app_id NULL
  * when the process is no snap, TRUE with the app id when it is one, FALSE
@@ -205,21 +248,19 @@ sr_process_read_snap_app (guint32      pid,
                           char       **out_app_id,
                           GError     **error)
 {
-  g_autofree char *path = g_strdup_printf ("/proc/%u/attr/current", pid);
   g_autofree char *label = g_strdup (bus_label);
-  g_autoptr(GError) local_error = NULL;
+  int read_errno;
 
   *out_app_id = NULL;
-  /* Without an LSM, or with one that is not AppArmor, there is no snap
-   * label to find. */
-  if (label == NULL && !g_file_get_contents (path, &label, NULL, &local_error))
+  if (label == NULL && (label = read_security_label (pid, &read_errno)) == NULL)
     {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
-          g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_INVAL))
+      /* Without an LSM, or with one that is not AppArmor, there is no
+       * snap label to find. */
+      if (read_errno == ENOENT || read_errno == EINVAL)
         return TRUE;
       g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                    "Could not read the process's security label: %s",
-                   local_error->message);
+                   g_strerror (read_errno));
       return FALSE;
     }
 
