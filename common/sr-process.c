@@ -207,35 +207,25 @@ read_security_label (guint32  pid,
   char path[sizeof "/proc/4294967295/attr/current"];
   char buffer[4096];
   g_auto(SrFd) fd = -1;
-  gsize length = 0;
   gssize n;
 
   g_snprintf (path, sizeof path, "/proc/%u/attr/current", pid);
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    {
-      *out_errno = errno;
-      return NULL;
-    }
-  do
-    {
-      n = read (fd, buffer + length, sizeof buffer - 1 - length);
-      if (n > 0)
-        length += n;
-    }
-  while ((n > 0 && length < sizeof buffer - 1) || (n < 0 && errno == EINTR));
+  /* procfs gives the whole label to one read, as .flatpak-info's is read
+   * above. */
+  n = fd < 0 ? -1 : read (fd, buffer, sizeof buffer);
   if (n < 0)
     {
       *out_errno = errno;
       return NULL;
     }
   /* Longer than any label: not taken for a shorter one. */
-  if (length == sizeof buffer - 1)
+  if (n == sizeof buffer)
     {
       *out_errno = E2BIG;
       return NULL;
     }
-  return g_strndup (buffer, length);
+  return g_strndup (buffer, n);
 }
 
 /* @bus_label: (nullable) the label the bus took when the connection was
