@@ -6,9 +6,7 @@
 
 #include "config.h"
 
-#include <locale.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 #include "sr-bus.h"
 #include "sr-daemon.h"
 #include "sr-handover.h"
+#include "sr-log.h"
 #include "sr-settings.h"
 
 /* Exit statuses (session-restore-policyd(8)). A lost bus is a failure the
@@ -132,80 +131,6 @@ on_name_lost_cb (GDBusConnection *bus,
   g_main_loop_quit (ctx->loop);
 }
 
-/* policyd's messages are English UTF-8 with typographic quotes. GLib
- * converts what it prints to the locale's character set, and where that
- * cannot show them (LANG=C: ASCII) writes "?" instead. There, the
- * characters policyd uses become their ASCII look-alikes first; GLib's
- * conversion then makes anything else (a non-ASCII file name) "?".
- * Returns NULL where the locale shows UTF-8: the text stays as it is. */
-static char *
-to_console (const char *utf8)
-{
-  static const struct { const char *from, *to; } look_alikes[] = {
-    { "\u201c", "\"" }, { "\u201d", "\"" }, { "\u2018", "'" }, { "\u2019", "'" },
-    { "\u2026", "..." }, { "\u2013", "-" }, { "\u2014", "-" }, { "\u2192", "->" },
-  };
-  GString *text;
-
-  if (g_get_charset (NULL))
-    return NULL;
-  text = g_string_new (utf8);
-  for (gsize i = 0; i < G_N_ELEMENTS (look_alikes); i++)
-    g_string_replace (text, look_alikes[i].from, look_alikes[i].to, 0);
-  return g_string_free (text, FALSE);
-}
-
-static void
-print_to (FILE       *stream,
-          const char *string)
-{
-  g_autofree char *ascii = to_console (string);
-  const char *charset;
-  g_autofree char *converted = NULL;
-
-  if (ascii != NULL)
-    {
-      g_get_charset (&charset);
-      converted = g_convert_with_fallback (ascii, -1, charset, "UTF-8", "?", NULL, NULL, NULL);
-    }
-  fputs (converted != NULL ? converted : ascii != NULL ? ascii : string, stream);
-  fflush (stream);
-}
-
-static void
-print_cb (const char *string)
-{
-  print_to (stdout, string);
-}
-
-static void
-printerr_cb (const char *string)
-{
-  print_to (stderr, string);
-}
-
-static GLogWriterOutput
-log_writer_cb (GLogLevelFlags   log_level,
-               const GLogField *fields,
-               gsize            n_fields,
-               gpointer         user_data)
-{
-  g_autofree GLogField *copy = NULL;
-  g_autofree char *ascii = NULL;
-
-  for (gsize i = 0; i < n_fields; i++)
-    {
-      if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0 &&
-          (ascii = to_console (fields[i].value)) != NULL)
-        {
-          copy = g_memdup2 (fields, n_fields * sizeof *fields);
-          copy[i].value = ascii;
-          break;
-        }
-    }
-  return g_log_writer_default (log_level, copy != NULL ? copy : fields, n_fields, NULL);
-}
-
 static gboolean
 on_terminate_cb (gpointer user_data)
 {
@@ -245,14 +170,12 @@ main (int    argc,
       setenv ("G_SLICE", "always-malloc", 1) == 0)
     execv ("/proc/self/exe", argv);
 
-  /* Only the character set of the user's locale: policyd's messages are
-   * for developers and logs, in English (no LC_MESSAGES), but they must
-   * come out readable, in UTF-8 where the locale has it and in ASCII
-   * where it does not (LANG=C), never as "?" (to_console()). */
-  setlocale (LC_CTYPE, "");
-  g_set_print_handler (print_cb);
-  g_set_printerr_handler (printerr_cb);
-  g_log_set_writer_func (log_writer_cb, NULL, NULL);
+  /* Only the character set of the user's locale, taken when something is
+   * written (common/sr-log.c): policyd's messages are for developers and
+   * logs, in English (no LC_MESSAGES), but they must come out readable, in
+   * UTF-8 where the locale has it and in ASCII where it does not (LANG=C),
+   * never as "?". */
+  sr_log_init ();
 
   options = g_option_context_new (NULL);
   g_option_context_set_summary (options,

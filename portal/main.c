@@ -21,7 +21,7 @@
 
 #include "sr-portal.h"
 #include "sr-portal-control.h"
-#include "sr-portal-log.h"
+#include "sr-log.h"
 
 /* The lock of the one SrPortal: held by the main thread but while it
  * polls (sr-portal.h). A GPollFunc has no user data. */
@@ -300,11 +300,11 @@ main (int    argc,
   g_thread_pool_set_max_unused_threads (-1);
   g_thread_pool_set_max_idle_time (0);
   /* Only the character set of the user's locale, taken when something is
-   * written (sr-portal-log.c), so that it comes out readable. The
+   * written (common/sr-log.c), so that it comes out readable. The
    * backend's messages are in English, for logs, as policyd's are; with
    * LC_MESSAGES set, looking up translations of GLib's own strings cost a
    * twentieth of its start-up's instructions. */
-  sr_portal_log_init ();
+  sr_log_init ();
   g_option_context_set_summary (context,
                                 "The save/restore portal backend of Session Restore "
                                 "(org.freedesktop.impl.portal.SaveRestore).");

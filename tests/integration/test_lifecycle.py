@@ -109,24 +109,26 @@ class LifecycleTest(PolicydTestCase):
 
 class FirstCallAfterStartTest(PolicydTestCase):
     """What policyd does after its first answer (sr-consumers.c, the
-    start-up purge) must not include what a check needs: the crash
-    counters and clear points are read before the name is taken. The checks
-    here are sent before policyd runs, and D-Bus activation starts it: the
-    bus hands them over the moment policyd owns the name, ahead of anything
-    policyd itself has queued by then."""
+    start-up purge) must not include what a check needs: the settings,
+    crash counters and clear points are read before the name is taken. The
+    checks here are sent before policyd runs, and D-Bus activation starts
+    it: the bus hands them over the moment policyd owns the name, ahead of
+    anything policyd itself has queued by then."""
 
-    def test_first_checks_see_crash_loops_and_clear_points(self):
-        looping, cleared = 'org.example.Looping', 'org.example.Cleared'
+    def test_first_checks_see_settings_crash_loops_and_clear_points(self):
+        looping, cleared, excluded = 'org.example.Looping', 'org.example.Cleared', 'org.example.Out'
         for _ in range(3):
             self.s.call('NoteExit', 'sb', looping, False)
         saved_at = now_us()
         self.s.clear([cleared])
         self.assertEqual(self.s.stop_policyd(), 0)
         self.s.policyd = None
+        self.s.gsettings('set', 'excluded-apps', f"['{excluded}']")
         self.s.activatable()
 
         checks = [(looping, RECOVER, {}),
                   (cleared, RESTORE, {'saved-at': GLib.Variant('x', saved_at)}),
+                  (excluded, RESTORE, {'saved-at': GLib.Variant('x', saved_at)}),
                   ('org.example.Other', RESTORE, {'saved-at': GLib.Variant('x', saved_at)})]
         replies = [None] * len(checks)
         connections = [self.s.session_bus.connect() for _ in checks]
@@ -137,7 +139,8 @@ class FirstCallAfterStartTest(PolicydTestCase):
             conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'CheckRestore', GLib.Variant('(sua{sv})', args),
                       None, Gio.DBusCallFlags.NONE, 20000 * SLOW, None, on_reply, i)
         self.s.wait_until(lambda: None not in replies, timeout=30, what='the answers')
-        self.assertEqual(replies, [(DENY, 'crash-loop'), (DENY, 'cleared'), (1, 'allowed')])
+        self.assertEqual(replies, [(DENY, 'crash-loop'), (DENY, 'cleared'), (DENY, 'excluded'),
+                                   (1, 'allowed')])
 
 
 class CLocaleTest(PolicydTestCase):

@@ -1,4 +1,4 @@
-/* sr-portal-log.h: where the backend's messages go (sr-portal-log.c)
+/* sr-log.h: where policyd's and the portal backend's messages go (sr-log.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,6 +9,6 @@
 G_BEGIN_DECLS
 
 /* Before anything is logged or printed. */
-void sr_portal_log_init (void);
+void sr_log_init (void);
 
 G_END_DECLS
