@@ -358,11 +358,39 @@ class PanelTestCase(unittest.TestCase):
         subprocess.run(['import', '-window', 'root', path], check=True)
         return path
 
-    def key(self, *keys):
+    def key(self, *keys, focus=False):
+        """Presses @keys in the panel's window, and gives the panel 0.3 s
+        to act on them; with @focus, a key that moves the keyboard focus
+        (one), until the focus has landed (AT-SPI's event), for at most
+        2 s: a Tab lands in 0.05 to 0.15 s on a loaded machine."""
         subprocess.run(['xdotool', 'search', '--name', f'^{self.window_title}$', 'windowfocus', '--sync'],
                        capture_output=True)
+        if focus:
+            assert len(keys) == 1, 'which key\'s focus would be waited for?'
+            focused = self.focus_events()
+            focused.clear()
         subprocess.run(['xdotool', 'key', '--clearmodifiers', '--delay', '50', *keys], check=True)
-        time.sleep(0.3)
+        if not focus:
+            time.sleep(0.3)
+            return
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + 2
+        while not focused and time.monotonic() < deadline:
+            while context.iteration(False):
+                pass
+            time.sleep(0.01)
+
+    @classmethod
+    def focus_events(cls):
+        """The nodes that gained the keyboard focus since the list was last
+        cleared, as AT-SPI reports them while the default main context
+        runs; listened to from the first call on."""
+        if getattr(cls, 'focus_listener', None) is None:
+            cls.focused = []
+            cls.focus_listener = Atspi.EventListener.new(
+                lambda event: event.detail1 and cls.focused.append(event.source))
+            cls.focus_listener.register('object:state-changed:focused')
+        return cls.focused
 
     def type_text(self, text):
         subprocess.run(['xdotool', 'type', '--delay', '50', text], check=True)
@@ -374,14 +402,14 @@ class PanelTestCase(unittest.TestCase):
             for node in self.find_all(role, name):
                 if self.has_state(node, Atspi.StateType.FOCUSED):
                     return node
-            self.key('Tab')
+            self.key('Tab', focus=True)
         return None
 
     def choose_keep(self, keys, description):
         """Picks a value of "Keep Saved Sessions For" from its list, which
         opens on the value in force, by @keys."""
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
-        self.key('Return')
+        self.key('Return', focus=True)
         self.key(*keys, 'Return')
         self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
                         description, f'the row to say {description}')
