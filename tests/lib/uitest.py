@@ -99,6 +99,10 @@ class PanelTestCase(unittest.TestCase):
         cls.s.bus.call_sync('org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus', 'GetAddress',
                             None, None, Gio.DBusCallFlags.NONE, 20000, None)
         Atspi.init()
+        # libatspi gives up on a call after 0.8 s: on two loaded cores the
+        # panel sometimes takes longer, and a walk failed with "Did not
+        # receive a reply".
+        Atspi.set_timeout(10000, 15000)
         Atspi.get_desktop(0).get_child_count()
         env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
         cls.panel_log = open(os.path.join(cls.s.root, 'panel.log'), 'w')
