@@ -134,7 +134,7 @@ class NarrowChecks:
             self.assert_dialog_fits(self.WORDS['cleared'], f'{self.SHOTS}-narrow-clear-all-dialog')
 
             self.assertIsNotNone(self.focus_by_tab('combo box', self.WORDS['keep']))
-            self.key('Return')
+            self.key('Return', focus=True)
             self.key('Up', 'Return')
             self.assert_dialog_fits(self.WORDS['cleared'], f'{self.SHOTS}-narrow-retention-dialog')
 

@@ -99,6 +99,10 @@ class PanelTestCase(unittest.TestCase):
         cls.s.bus.call_sync('org.a11y.Bus', '/org/a11y/bus', 'org.a11y.Bus', 'GetAddress',
                             None, None, Gio.DBusCallFlags.NONE, 20000, None)
         Atspi.init()
+        # libatspi gives up on a call after 0.8 s: on two loaded cores the
+        # panel sometimes takes longer, and a walk failed with "Did not
+        # receive a reply".
+        Atspi.set_timeout(10000, 15000)
         Atspi.get_desktop(0).get_child_count()
         env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
         cls.panel_log = open(os.path.join(cls.s.root, 'panel.log'), 'w')
@@ -146,25 +150,68 @@ class PanelTestCase(unittest.TestCase):
     # -- finding things ---------------------------------------------------------
 
     def find_all(self, role, name=None, root=None, showing=True):
+        """Every node under @root (or in the whole application) of @role
+        and with @name in its name (None: any); with @showing, those on
+        screen alone. GTK 4.8 marks hidden stack pages visible but not
+        showing, and sets SHOWING on almost nothing: what is on screen has
+        a size, and it and its ancestors below the application are
+        visible. Each ancestor's state is asked for once in a walk, when a
+        match needs it, and what is under one found not visible is not
+        walked further: each match asking for all its ancestors' states
+        made a walk of every node thousands of calls (1.5 s for the
+        settings page's 108 nodes, 0.15 s so)."""
         found = []
+        # The nodes from @root down to the one walked: [node, visible (None
+        # until asked), is the application].
+        path = []
+        above = []   # whether @root's own ancestors are visible, once asked
+
+        def visible(entry):
+            if entry[1] is None:
+                try:
+                    entry[1] = entry[0].get_state_set().contains(Atspi.StateType.VISIBLE)
+                except GLib.Error:
+                    entry[1] = False   # gone meanwhile
+            return entry[1]
+
+        def shown():
+            for entry in reversed(path):
+                if entry[2]:
+                    return True
+                if not visible(entry):
+                    return False
+            if not above:
+                try:
+                    above.append(self.ancestors_visible(root))
+                except GLib.Error:
+                    above.append(False)   # gone (the prompt, once answered)
+            return above[0]
 
         def walk(node, depth):
             if node is None or depth > 60:
                 return
             try:
+                node_role = node.get_role_name()
+            except GLib.Error:
+                node_role = None
+            path.append([node, None, node_role == 'application'])
+            try:
                 # Not pruned by size: GtkStackPage accessibles have none,
                 # yet their children may be on screen.
-                if (role is None or node.get_role_name() == role) and (name is None or name in (node.get_name() or '')) \
-                        and (not showing or self.on_screen(node)):
+                if (role is None or node_role == role) and (name is None or name in (node.get_name() or '')) \
+                        and (not showing or self.has_size(node) and shown()):
                     found.append(node)
             except GLib.Error:
                 pass   # no extents at all (a stack page, the application)
             try:
-                for i in range(node.get_child_count()):
-                    walk(node.get_child_at_index(i), depth + 1)
+                if not (showing and any(entry[1] is False for entry in path)):
+                    for i in range(node.get_child_count()):
+                        walk(node.get_child_at_index(i), depth + 1)
             except GLib.Error:
-                return
-        walk(root or self.app, 0)
+                pass
+            path.pop()
+        root = root or self.app
+        walk(root, 0)
         return found
 
     def find(self, role, name=None, timeout=10, root=None):
@@ -230,12 +277,16 @@ class PanelTestCase(unittest.TestCase):
     # -- reading --------------------------------------------------------------------
 
     @staticmethod
-    def on_screen(node):
-        """GTK 4.8 marks hidden stack pages visible but not showing, and
-        sets SHOWING on almost nothing: what is on screen has a size."""
+    def has_size(node):
         extents = node.get_extents(Atspi.CoordType.WINDOW)
-        if extents.width <= 0 or extents.height <= 0:
-            return False
+        return extents.width > 0 and extents.height > 0
+
+    @staticmethod
+    def ancestors_visible(node):
+        """Whether every ancestor of @node below the application is visible."""
+        if node.get_role_name() == 'application':
+            return True
+        node = node.get_parent()
         while node is not None and node.get_role_name() != 'application':
             if not node.get_state_set().contains(Atspi.StateType.VISIBLE):
                 return False
@@ -328,11 +379,39 @@ class PanelTestCase(unittest.TestCase):
         subprocess.run(['import', '-window', 'root', path], check=True)
         return path
 
-    def key(self, *keys):
+    def key(self, *keys, focus=False):
+        """Presses @keys in the panel's window, and gives the panel 0.3 s
+        to act on them; with @focus, a key that moves the keyboard focus
+        (one), until the focus has landed (AT-SPI's event), for at most
+        2 s: a Tab lands in 0.05 to 0.15 s on a loaded machine."""
         subprocess.run(['xdotool', 'search', '--name', f'^{self.window_title}$', 'windowfocus', '--sync'],
                        capture_output=True)
+        if focus:
+            assert len(keys) == 1, 'which key\'s focus would be waited for?'
+            focused = self.focus_events()
+            focused.clear()
         subprocess.run(['xdotool', 'key', '--clearmodifiers', '--delay', '50', *keys], check=True)
-        time.sleep(0.3)
+        if not focus:
+            time.sleep(0.3)
+            return
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + 2
+        while not focused and time.monotonic() < deadline:
+            while context.iteration(False):
+                pass
+            time.sleep(0.01)
+
+    @classmethod
+    def focus_events(cls):
+        """The nodes that gained the keyboard focus since the list was last
+        cleared, as AT-SPI reports them while the default main context
+        runs; listened to from the first call on."""
+        if getattr(cls, 'focus_listener', None) is None:
+            cls.focused = []
+            cls.focus_listener = Atspi.EventListener.new(
+                lambda event: event.detail1 and cls.focused.append(event.source))
+            cls.focus_listener.register('object:state-changed:focused')
+        return cls.focused
 
     def type_text(self, text):
         subprocess.run(['xdotool', 'type', '--delay', '50', text], check=True)
@@ -344,14 +423,14 @@ class PanelTestCase(unittest.TestCase):
             for node in self.find_all(role, name):
                 if self.has_state(node, Atspi.StateType.FOCUSED):
                     return node
-            self.key('Tab')
+            self.key('Tab', focus=True)
         return None
 
     def choose_keep(self, keys, description):
         """Picks a value of "Keep Saved Sessions For" from its list, which
         opens on the value in force, by @keys."""
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
-        self.key('Return')
+        self.key('Return', focus=True)
         self.key(*keys, 'Return')
         self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
                         description, f'the row to say {description}')

@@ -169,7 +169,7 @@ class AccessibilityTest(PanelTestCase):
         combo = self.find('combo box', 'Keep Saved Sessions For')
         self.wait_until(lambda: combo.get_description() == '30 Days', 'the row to say 30 Days')
         self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
-        self.key('Return')
+        self.key('Return', focus=True)
         self.find('label', 'Forever')
         # A popup left open would take the next case's keys.
         self.addCleanup(lambda: self.find_all('label', 'Forever') and self.key('Escape'))
