@@ -23,7 +23,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 import srtest
-from srtest import ERROR, GLib, Session, install_project, now_us, remote_error, USEC_PER_DAY
+from srtest import ERROR, GLib, Session, installed_project, now_us, remote_error, USEC_PER_DAY
 from simulator import Simulator
 
 MALLARD = '{http://projectmallard.org/1.0/}'
@@ -61,7 +61,7 @@ class LockdownPageTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = tempfile.mkdtemp(prefix='sr-admin-pages-')
-        cls.prefix = os.environ.get('SR_INSTALLED_PREFIX') or install_project(cls.root)
+        cls.prefix = installed_project(cls.root)
         cls.page = os.path.join(cls.prefix, 'share', 'help', 'C', 'session-restore',
                                 'admin-lockdown.page')
         cls.blocks = page_commands(cls.page)

@@ -119,6 +119,16 @@ def install_project(root):
     return prefix
 
 
+def installed_project(root):
+    """A distribution install to read from, not to change: the one
+    tools/test makes once for a run (SR_INSTALLED_PREFIX: each test that
+    built its own spent a minute of both cores on it, the German UI test
+    while holding the UI tests' lock), or, run on its own, one built into
+    root by install_project(). test_install builds its own: it uninstalls
+    and installs again."""
+    return os.environ.get('SR_INSTALLED_PREFIX') or install_project(root)
+
+
 def files_under(root):
     """Every regular file below root (links and dot-files left out), with its bytes."""
     files = {}

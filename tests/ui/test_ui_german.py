@@ -1,7 +1,8 @@
 """The installed panel in German: under LANG=de_DE.UTF-8 it shows the
 German translation. The locale is compiled into a private LOCPATH and the
 project installed into a temporary prefix (where the catalogue is), so
-nothing on the machine changes. At 360 px (narrowtest's cases), every
+nothing on the machine changes (tools/test's one install of the run,
+srtest.installed_project). At 360 px (narrowtest's cases), every
 screen and dialog fits, no value collapses to "…" and no description runs
 past three lines."""
 import os
@@ -10,7 +11,7 @@ import subprocess
 import tempfile
 
 from narrowtest import GERMAN, NarrowChecks
-from srtest import install_project
+from srtest import installed_project
 from uitest import PanelTestCase
 
 
@@ -25,7 +26,7 @@ class GermanTest(NarrowChecks, PanelTestCase):
     @classmethod
     def setUpClass(cls):
         cls.install_root = tempfile.mkdtemp(prefix='sr-german-')
-        prefix = install_project(cls.install_root)
+        prefix = installed_project(cls.install_root)
         cls.panel_path = os.path.join(prefix, 'bin', 'session-restore-panel')
         locales = os.path.join(cls.install_root, 'locales')
         os.makedirs(locales)
