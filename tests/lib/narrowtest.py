@@ -133,8 +133,7 @@ class NarrowChecks:
             self.click('push button', self.WORDS['clear all'])
             self.assert_dialog_fits(self.WORDS['cleared'], f'{self.SHOTS}-narrow-clear-all-dialog')
 
-            self.assertIsNotNone(self.focus_by_tab('combo box', self.WORDS['keep']))
-            self.key('Return', focus=True)
+            self.open_list(self.WORDS['keep'])
             self.key('Up', 'Return')
             self.assert_dialog_fits(self.WORDS['cleared'], f'{self.SHOTS}-narrow-retention-dialog')
 

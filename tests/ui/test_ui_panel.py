@@ -401,16 +401,14 @@ class PanelTest(PanelTestCase):
         self.assertEqual(self.opened_by_f1('help'), 'help:session-restore')
 
     def test_combo_rows(self):
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'Reopen Apps at Login'))
-        self.key('Return')
+        self.open_list('Reopen Apps at Login')
         self.key('Down', 'Return')
         self.wait_until(lambda: self.s.gsettings_value('login-restore') == 'ask', 'login-restore=ask')
         self.wait_until(lambda: self.find('combo box', 'Reopen Apps at Login').get_description() ==
                         'Ask every time', 'the row to say Ask every time')
         # The choice is a promise: a prompt will appear.
         self.find('label', 'A window at login lets you choose which apps come back')
-        self.assertIsNotNone(self.focus_by_tab('combo box', 'Keep Saved Sessions For'))
-        self.key('Return')
+        self.open_list('Keep Saved Sessions For')
         self.key('End', 'Return')              # the last choice: Forever
         self.wait_until(lambda: self.s.gsettings_value('max-age-days') == -1, 'max-age-days=-1')
         # A value set elsewhere shows as what it is.
