@@ -191,6 +191,18 @@ class TestSessionObject(PortalTestCase):
         with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
             self.assertIn('Register: “not an app” is not an app id', f.read())
 
+    def test_messages_in_ascii_where_the_locale_has_no_more(self):
+        # Under LANG=C the backend's typographic quotes become their ASCII
+        # look-alikes (common/sr-log.c, as policyd's), not "?".
+        self.stop(self.backend)
+        self.start_backend(LANG='C', LC_ALL='C')
+        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+                          'Register', GLib.Variant('(osa{sv})', (
+                              '/org/freedesktop/portal/desktop/session/1_99/c', 'not an app', {})))
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            self.assertIn('Register: "not an app" is not an app id', f.read())
+
     def test_register_refuses_bad_calls(self):
         # Register is taken by the backend's filter: its errors are its own.
         def register(handle, signature='(osa{sv})', args=None):
