@@ -110,7 +110,8 @@ class LifecycleTest(PolicydTestCase):
 class FirstCallAfterStartTest(PolicydTestCase):
     """What policyd does after its first answer (sr-consumers.c, the
     start-up purge) must not include what a check needs: the settings,
-    crash counters and clear points are read before the name is taken. The
+    crash counters and clear points are read before the main loop handles
+    a call (the name is asked for first, and may be granted before). The
     checks here are sent before policyd runs, and D-Bus activation starts
     it: the bus hands them over the moment policyd owns the name, ahead of
     anything policyd itself has queued by then."""
