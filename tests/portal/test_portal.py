@@ -181,27 +181,27 @@ class TestSessionObject(PortalTestCase):
                              props, 'Set', GLib.Variant('(ssv)', (IMPL_SESSION, 'version',
                                                                   GLib.Variant('u', 3))))
 
+    def log_of_a_bad_register(self, token):
+        """What the backend wrote, once it has refused a Register naming
+        no app."""
+        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+                          'Register', GLib.Variant('(osa{sv})', (
+                              f'/org/freedesktop/portal/desktop/session/1_99/{token}', 'not an app', {})))
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            return f.read()
+
     def test_messages_in_the_users_character_set(self):
         # The backend takes LC_CTYPE (C.UTF-8 here) only when it writes:
         # its messages are still written in it, not as "?".
-        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
-                          'Register', GLib.Variant('(osa{sv})', (
-                              '/org/freedesktop/portal/desktop/session/1_99/q', 'not an app', {})))
-        self.backend_log.flush()
-        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
-            self.assertIn('Register: “not an app” is not an app id', f.read())
+        self.assertIn('Register: “not an app” is not an app id', self.log_of_a_bad_register('q'))
 
     def test_messages_in_ascii_where_the_locale_has_no_more(self):
         # Under LANG=C the backend's typographic quotes become their ASCII
         # look-alikes (common/sr-log.c, as policyd's), not "?".
         self.stop(self.backend)
         self.start_backend(LANG='C', LC_ALL='C')
-        self.backend_call('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
-                          'Register', GLib.Variant('(osa{sv})', (
-                              '/org/freedesktop/portal/desktop/session/1_99/c', 'not an app', {})))
-        self.backend_log.flush()
-        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
-            self.assertIn('Register: "not an app" is not an app id', f.read())
+        self.assertIn('Register: "not an app" is not an app id', self.log_of_a_bad_register('c'))
 
     def test_register_refuses_bad_calls(self):
         # Register is taken by the backend's filter: its errors are its own.
