@@ -139,6 +139,7 @@ finish_register (RegisterCall    *call,
   reply = g_dbus_message_new_method_reply (call->message);
   g_dbus_message_set_body (reply, g_variant_new ("(@a{sv})", g_variant_builder_end (&registration)));
   send_reply (call->connection, call->message, reply);
+  sr_portal_watch_logind_now (self);
   /* Written after the reply, so that the app does not wait for the disk;
    * the record keeps its old state until then. */
   if (app != NULL)

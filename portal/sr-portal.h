@@ -95,6 +95,8 @@ typedef struct {
   GDBusConnection *bus;          /* (owned) */
   GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
   GCancellable *logind_cancellable; /* (owned) (nullable) connecting to it */
+  guint logind_timeout_id;       /* connects to the system bus at the latest */
+  guint logind_idle_id;          /* … or once the first Register is answered */
   guint save_restore_id;         /* the SaveRestore object's registration, made
                                   * from the worker thread by the filter
                                   * (sr-portal-session.c), or 0 (subtree_lock) */
@@ -191,6 +193,7 @@ void       sr_portal_save_hint_response (SrPortal  *self,
 
 /* sr-portal-logind.c */
 void       sr_portal_watch_logind      (SrPortal   *self);
+void       sr_portal_watch_logind_now  (SrPortal   *self);
 void       sr_portal_unwatch_logind    (SrPortal   *self);
 
 /* sr-portal-login.c */
