@@ -393,13 +393,22 @@ check_restore_parameters (const char      *app_id,
                           gint64           saved_at,
                           SrCallFlags      flags)
 {
-  g_auto(GVariantBuilder) options = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  GVariant *options[2];
+  GVariant *args[3];
+  gsize n = 0;
 
+  /* Built directly: g_variant_builder_add() and g_variant_new() parse
+   * their format strings at every check. */
   if (saved_at != 0)
-    g_variant_builder_add (&options, "{sv}", "saved-at", g_variant_new_int64 (saved_at));
+    options[n++] = g_variant_new_dict_entry (g_variant_new_string ("saved-at"),
+                                             g_variant_new_variant (g_variant_new_int64 (saved_at)));
   if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
-    g_variant_builder_add (&options, "{sv}", "interactive", g_variant_new_boolean (TRUE));
-  return g_variant_new ("(su@a{sv})", app_id, (guint32) reason, g_variant_builder_end (&options));
+    options[n++] = g_variant_new_dict_entry (g_variant_new_string ("interactive"),
+                                             g_variant_new_variant (g_variant_new_boolean (TRUE)));
+  args[0] = g_variant_new_string (app_id);
+  args[1] = g_variant_new_uint32 (reason);
+  args[2] = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), options, n);
+  return g_variant_new_tuple (args, 3);
 }
 
 /**

@@ -4,7 +4,8 @@
  * SaveHint to every registered app, and the record written as a session
  * end. PrepareForSleep(true) sends SaveHint only. Either way logind
  * waits for the round, because the backend holds a delay inhibitor
- * ("shutdown:sleep") from its start: it is released once the apps have
+ * ("shutdown:sleep") from its first answered Register (or a second after
+ * its start without one, sr_portal_watch_logind()): it is released once the apps have
  * answered (or 3 s have passed) and the record is on disk, and taken
  * again when logind says the shutdown was cancelled or the system resumed
  * (the same signals with false).
@@ -26,6 +27,8 @@
 #define LOGIND_NAME "org.freedesktop.login1"
 #define LOGIND_PATH "/org/freedesktop/login1"
 #define LOGIND_MANAGER "org.freedesktop.login1.Manager"
+/* When the system bus is connected to if no Register comes first. */
+#define LOGIND_DELAY_MS 1000
 
 static void
 inhibited (GObject      *source,
@@ -160,19 +163,47 @@ on_system_bus (GObject      *source,
   take_inhibitor (self);
 }
 
-/* The system bus is connected to in the background: Register needs only
- * the session bus, and the backend answers it while this goes on. */
+static gboolean
+connect_system_bus (gpointer user_data)
+{
+  SrPortal *self = user_data;
+
+  g_clear_handle_id (&self->logind_timeout_id, g_source_remove);
+  g_clear_handle_id (&self->logind_idle_id, g_source_remove);
+  g_bus_get (G_BUS_TYPE_SYSTEM, self->logind_cancellable, on_system_bus, self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The system bus is connected to in the background, and not before the
+ * first Register has been answered (sr_portal_watch_logind_now()), or
+ * LOGIND_DELAY_MS after the start without one: Register needs only the
+ * session bus, and connecting (the system bus's Hello, the match rule for
+ * logind's signals, the Inhibit call) kept GDBus's worker thread, which
+ * reads both buses, and the main loop busy while the first Register
+ * waited. */
 void
 sr_portal_watch_logind (SrPortal *self)
 {
   self->inhibitor_fd = -1;
   self->logind_cancellable = g_cancellable_new ();
-  g_bus_get (G_BUS_TYPE_SYSTEM, self->logind_cancellable, on_system_bus, self);
+  self->logind_timeout_id = g_timeout_add (LOGIND_DELAY_MS, connect_system_bus, self);
+}
+
+/* From GDBus's worker thread, with SrPortal.lock held, once a Register
+ * has been answered: the connection starts in the main loop. */
+void
+sr_portal_watch_logind_now (SrPortal *self)
+{
+  if (self->logind_timeout_id == 0 || self->logind_idle_id != 0 || self->closing)
+    return;
+  self->logind_idle_id = g_idle_add (connect_system_bus, self);
 }
 
 void
 sr_portal_unwatch_logind (SrPortal *self)
 {
+  g_clear_handle_id (&self->logind_timeout_id, g_source_remove);
+  g_clear_handle_id (&self->logind_idle_id, g_source_remove);
   g_cancellable_cancel (self->logind_cancellable);
   g_clear_object (&self->logind_cancellable);
   release_inhibitor (self);

@@ -99,14 +99,14 @@ handle_is_valid (const char *handle)
 }
 
 static void
-add_discards (GVariantBuilder *ids,
+add_discards (GPtrArray       *ids,
               SrPortalSession *session,
               GPtrArray       *list)
 {
   for (guint i = 0; i < list->len; i++)
     {
       const char *id = g_ptr_array_index (list, i);
-      g_variant_builder_add (ids, "s", id);
+      g_ptr_array_add (ids, g_variant_new_string (id));
       g_hash_table_add (session->asked_discard, g_strdup (id));
     }
 }
@@ -119,26 +119,30 @@ finish_register (RegisterCall    *call,
   SrPortalSession *session = call->session;
   SrApp *app = *session->app_id != '\0' ? g_hash_table_lookup (self->apps, session->app_id) : NULL;
   g_autoptr(GDBusMessage) reply = NULL;
-  GVariantBuilder registration, ids;
+  GVariant *registration[3];
+  GVariant *dict;
+  guint n = 0;
 
-  g_variant_builder_init (&registration, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&registration, "{sv}", "restore-reason", g_variant_new_uint32 (reason));
+  registration[n++] = sr_portal_vardict_entry ("restore-reason", g_variant_new_uint32 (reason));
   if (session->instance_id != NULL)
     {
-      g_variant_builder_add (&registration, "{sv}", "instance-id",
-                             g_variant_new_string (session->instance_id));
-      g_variant_builder_init (&ids, G_VARIANT_TYPE_STRING_ARRAY);
+      g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+
+      registration[n++] = sr_portal_vardict_entry ("instance-id", g_variant_new_string (session->instance_id));
       if (app != NULL)
         {
-          add_discards (&ids, session, app->discard);
-          add_discards (&ids, session, app->cleared_ids);
+          add_discards (ids, session, app->discard);
+          add_discards (ids, session, app->cleared_ids);
         }
-      g_variant_builder_add (&registration, "{sv}", "discard-instance-ids",
-                             g_variant_builder_end (&ids));
+      registration[n++] = sr_portal_vardict_entry ("discard-instance-ids",
+                                         g_variant_new_array (G_VARIANT_TYPE_STRING,
+                                                              (GVariant **) ids->pdata, ids->len));
     }
+  dict = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), registration, n);
   reply = g_dbus_message_new_method_reply (call->message);
-  g_dbus_message_set_body (reply, g_variant_new ("(@a{sv})", g_variant_builder_end (&registration)));
+  g_dbus_message_set_body (reply, g_variant_new_tuple (&dict, 1));
   send_reply (call->connection, call->message, reply);
+  sr_portal_watch_logind_now (self);
   /* Written after the reply, so that the app does not wait for the disk;
    * the record keeps its old state until then. */
   if (app != NULL)
@@ -359,7 +363,8 @@ sr_portal_register_take (SrPortal        *self,
 {
   GVariant *args = g_dbus_message_get_body (message);
   const char *interface = g_dbus_message_get_interface (message);
-  const char *handle, *app_id;
+  g_autoptr(GVariant) handle = NULL;
+  g_autoptr(GVariant) app_id = NULL;
 
   if (g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL ||
       g_strcmp0 (g_dbus_message_get_member (message), "Register") != 0 ||
@@ -367,8 +372,11 @@ sr_portal_register_take (SrPortal        *self,
       (interface != NULL && !g_str_equal (interface, sr_impl_save_restore_interface.name)) ||
       args == NULL || !g_variant_is_of_type (args, G_VARIANT_TYPE ("(osa{sv})")))
     return FALSE;
-  g_variant_get (args, "(&o&s@a{sv})", &handle, &app_id, NULL);
-  handle_register (self, connection, message, handle, app_id);
+  /* The children by index: g_variant_get() parses its format string. */
+  handle = g_variant_get_child_value (args, 0);
+  app_id = g_variant_get_child_value (args, 1);
+  handle_register (self, connection, message, g_variant_get_string (handle, NULL),
+                   g_variant_get_string (app_id, NULL));
   return TRUE;
 }
 

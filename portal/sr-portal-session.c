@@ -219,10 +219,11 @@ method_call (GDBusConnection       *connection,
   if (g_str_equal (method, "Close2"))
     {
       g_autoptr(GVariant) options = g_variant_get_child_value (parameters, 0);
-      gboolean voluntary = FALSE;
+      g_autoptr(GVariant) voluntary = g_variant_lookup_value (options, "voluntary",
+                                                              G_VARIANT_TYPE_BOOLEAN);
 
-      g_variant_lookup (options, "voluntary", "b", &voluntary);
-      kind = voluntary ? SR_CLOSE_VOLUNTARY : SR_CLOSE_INVOLUNTARY;
+      kind = voluntary != NULL && g_variant_get_boolean (voluntary) ? SR_CLOSE_VOLUNTARY
+                                                                    : SR_CLOSE_INVOLUNTARY;
     }
   g_dbus_method_invocation_return_value (invocation, NULL);
   locker = g_rec_mutex_locker_new (&self->lock);
@@ -318,18 +319,27 @@ answer_version (GDBusConnection *connection,
 {
   GVariant *args = g_dbus_message_get_body (call);
   const char *member = g_dbus_message_get_member (call);
-  const char *iface = NULL, *property = NULL;
+  g_autoptr(GVariant) iface_v = NULL;
+  g_autoptr(GVariant) property_v = NULL;
+  const char *property = NULL;
   g_autoptr(GDBusMessage) reply = NULL;
-  GVariant *version;
+  GVariant *version, *body;
 
   if (g_strcmp0 (g_dbus_message_get_interface (call), "org.freedesktop.DBus.Properties") != 0 ||
       args == NULL)
     return FALSE;
+  /* The arguments by index, the answer built directly: no format string
+   * parsed on the way to every Register. */
   if (g_strcmp0 (member, "GetAll") == 0 && g_variant_is_of_type (args, G_VARIANT_TYPE ("(s)")))
-    g_variant_get (args, "(&s)", &iface);
+    iface_v = g_variant_get_child_value (args, 0);
   else if (g_strcmp0 (member, "Get") == 0 && g_variant_is_of_type (args, G_VARIANT_TYPE ("(ss)")))
-    g_variant_get (args, "(&s&s)", &iface, &property);
-  if (g_strcmp0 (iface, sr_impl_session_interface.name) != 0 ||
+    {
+      iface_v = g_variant_get_child_value (args, 0);
+      property_v = g_variant_get_child_value (args, 1);
+      property = g_variant_get_string (property_v, NULL);
+    }
+  if (iface_v == NULL || !g_str_equal (g_variant_get_string (iface_v, NULL),
+                                       sr_impl_session_interface.name) ||
       (property != NULL && !g_str_equal (property, "version")))
     return FALSE;
 
@@ -338,15 +348,13 @@ answer_version (GDBusConnection *connection,
   version = g_variant_new_uint32 (SESSION_VERSION);
   reply = g_dbus_message_new_method_reply (call);
   if (property != NULL)
-    g_dbus_message_set_body (reply, g_variant_new ("(v)", version));
+    body = g_variant_new_variant (version);
   else
     {
-      GVariantBuilder all;
-
-      g_variant_builder_init (&all, G_VARIANT_TYPE_VARDICT);
-      g_variant_builder_add (&all, "{sv}", "version", version);
-      g_dbus_message_set_body (reply, g_variant_new ("(a{sv})", &all));
+      body = sr_portal_vardict_entry ("version", version);
+      body = g_variant_new_array (NULL, &body, 1);
     }
+  g_dbus_message_set_body (reply, g_variant_new_tuple (&body, 1));
   g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
   return TRUE;
 }

@@ -95,6 +95,8 @@ typedef struct {
   GDBusConnection *bus;          /* (owned) */
   GDBusConnection *system_bus;   /* (owned) (nullable) for logind */
   GCancellable *logind_cancellable; /* (owned) (nullable) connecting to it */
+  guint logind_timeout_id;       /* connects to the system bus at the latest */
+  guint logind_idle_id;          /* … or once the first Register is answered */
   guint save_restore_id;         /* the SaveRestore object's registration, made
                                   * from the worker thread by the filter
                                   * (sr-portal-session.c), or 0 (subtree_lock) */
@@ -124,6 +126,16 @@ typedef struct {
   int inhibitor_fd;              /* logind's delay inhibitor, or -1 */
   gboolean inhibiting;           /* an Inhibit call is under way */
 } SrPortal;
+
+/* An a{sv} entry, built directly: g_variant_builder_add() with "{sv}"
+ * parses its format string each time, some 6 k instructions apiece, on
+ * the path of Register's answer. */
+static inline GVariant *
+sr_portal_vardict_entry (const char *key,
+                         GVariant   *value)
+{
+  return g_variant_new_dict_entry (g_variant_new_string (key), g_variant_new_variant (value));
+}
 
 /* sr-portal-ids.c */
 char      *sr_portal_new_instance_id   (const char *desktop,
@@ -191,6 +203,7 @@ void       sr_portal_save_hint_response (SrPortal  *self,
 
 /* sr-portal-logind.c */
 void       sr_portal_watch_logind      (SrPortal   *self);
+void       sr_portal_watch_logind_now  (SrPortal   *self);
 void       sr_portal_unwatch_logind    (SrPortal   *self);
 
 /* sr-portal-login.c */
