@@ -211,6 +211,27 @@ sr_panel_window_present_when_ready (SrPanelWindow *self)
 
 /* -- policyd coming and going ------------------------------------------------ */
 
+/* The lock notice is hidden, not only slid away, while there is nothing
+ * to notice: a revealer that shows nothing still has its wrapping text
+ * measured at every layout (some 35 M instructions before the first
+ * frame), and a screen reader is not told of a notice that is not there. */
+static void
+reveal_lock_banner (SrPanelWindow *self,
+                    gboolean       reveal)
+{
+  if (reveal)
+    gtk_widget_set_visible (GTK_WIDGET (self->lock_banner), TRUE);
+  gtk_revealer_set_reveal_child (self->lock_banner, reveal);
+}
+
+static void
+on_lock_banner_revealed_cb (SrPanelWindow *self)
+{
+  if (self->lock_banner != NULL && !gtk_revealer_get_reveal_child (self->lock_banner) &&
+      !gtk_revealer_get_child_revealed (self->lock_banner))
+    gtk_widget_set_visible (GTK_WIDGET (self->lock_banner), FALSE);
+}
+
 /* The pages that say policyd cannot be reached or is not trusted are added
  * to the status stack when one is first shown: the first frame normally
  * shows neither. */
@@ -249,13 +270,13 @@ on_client_changed_cb (SrPanelWindow *self)
       sr_first_show_now (self->first_show);
       sr_stack_show_only (self->status_stack, distrust ? "untrusted" : "missing");
       sr_stack_show_only (self->main_stack, "status");
-      gtk_revealer_set_reveal_child (self->lock_banner, FALSE);
+      reveal_lock_banner (self, FALSE);
       return;
     }
   sr_stack_show_only (self->main_stack, "content");
   locked = sr_policy_client_get_locked_settings (policy);
   admin = sr_policy_client_get_admin_excluded_apps (policy);
-  gtk_revealer_set_reveal_child (self->lock_banner, locked[0] != NULL || admin[0] != NULL);
+  reveal_lock_banner (self, locked[0] != NULL || admin[0] != NULL);
 }
 
 static void
@@ -345,6 +366,7 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, status_menu_button);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, menu_button);
   gtk_widget_class_bind_template_callback (widget_class, on_leaflet_transition_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_lock_banner_revealed_cb);
 
   gtk_widget_class_install_action (widget_class, "win.show-apps", NULL, show_apps_action);
   gtk_widget_class_install_action (widget_class, "win.show-settings", NULL, show_settings_action);

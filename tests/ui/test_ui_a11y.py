@@ -39,6 +39,10 @@ class AccessibilityTest(PanelTestCase):
     def test_settings_page(self):
         self.no_toasts()
         self.assert_well_named('the settings page')
+        # Nothing is locked: the lock notice is not there for a screen
+        # reader either, not merely slid away.
+        self.assertEqual(self.find_all('label', 'Some settings are managed by your administrator',
+                                       showing=False), [])
 
     def test_apps_rows_and_buttons(self):
         for _ in range(3):
