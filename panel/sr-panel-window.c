@@ -6,7 +6,9 @@
  * sr-first-show.c decides when the window first shows. Each page is built
  * when first shown, and the one the window did not open on once the first
  * frame is drawn: it would cost that frame its widgets (the Apps page
- * its rows).
+ * its rows). So are the main menu's popovers and the status pages of a
+ * missing or untrusted service; the lock notice is hidden while there is
+ * nothing to notice.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -213,7 +215,7 @@ sr_panel_window_present_when_ready (SrPanelWindow *self)
 
 /* The lock notice is hidden, not only slid away, while there is nothing
  * to notice: a revealer that shows nothing still has its wrapping text
- * measured at every layout (some 35 M instructions before the first
+ * measured at every layout (20–35 M instructions before the first
  * frame), and a screen reader is not told of a notice that is not there. */
 static void
 reveal_lock_banner (SrPanelWindow *self,
