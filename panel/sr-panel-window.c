@@ -6,7 +6,9 @@
  * sr-first-show.c decides when the window first shows. Each page is built
  * when first shown, and the one the window did not open on once the first
  * frame is drawn: it would cost that frame its widgets (the Apps page
- * its rows).
+ * its rows). So are the main menu's popovers and the status pages of a
+ * missing or untrusted service; the lock notice is hidden while there is
+ * nothing to notice.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -38,10 +40,13 @@ struct _SrPanelWindow {
   AdwToastOverlay *toast_overlay;
   GtkStack *main_stack;
   GtkStack *status_stack;
-  AdwStatusPage *missing_page;
+  AdwStatusPage *missing_page;   /* (nullable): until the status pages are added */
   AdwLeaflet *leaflet;
   GtkWidget *settings_box;
   GtkRevealer *lock_banner;
+  GMenuModel *primary_menu;
+  GtkMenuButton *status_menu_button;
+  GtkMenuButton *menu_button;
   SrSettingsPage *settings_page;  /* (unowned) (nullable): settings_box's, once built */
   SrAppsPage *apps_page;          /* (unowned) (nullable): the leaflet's, once built */
 };
@@ -61,6 +66,20 @@ show_details_action (GtkWidget  *widget,
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   sr_a11y_tidy (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* The main menu's popover is made as it first opens: the first frame does
+ * not show it, and each of the two menu buttons would make its own. */
+static void
+create_menu_cb (GtkMenuButton *button,
+                gpointer       user_data)
+{
+  SrPanelWindow *self = user_data;
+
+  if (gtk_menu_button_get_popover (button) != NULL)
+    return;
+  gtk_menu_button_set_menu_model (button, self->primary_menu);
+  sr_a11y_tidy (GTK_WIDGET (gtk_menu_button_get_popover (button)));
 }
 
 /* -- Pages ----------------------------------------------------------------------- */
@@ -194,6 +213,47 @@ sr_panel_window_present_when_ready (SrPanelWindow *self)
 
 /* -- policyd coming and going ------------------------------------------------ */
 
+/* The lock notice is hidden, not only slid away, while there is nothing
+ * to notice: a revealer that shows nothing still has its wrapping text
+ * measured at every layout (20–35 M instructions before the first
+ * frame), and a screen reader is not told of a notice that is not there. */
+static void
+reveal_lock_banner (SrPanelWindow *self,
+                    gboolean       reveal)
+{
+  if (reveal)
+    gtk_widget_set_visible (GTK_WIDGET (self->lock_banner), TRUE);
+  gtk_revealer_set_reveal_child (self->lock_banner, reveal);
+}
+
+static void
+on_lock_banner_revealed_cb (SrPanelWindow *self)
+{
+  if (self->lock_banner != NULL && !gtk_revealer_get_reveal_child (self->lock_banner) &&
+      !gtk_revealer_get_child_revealed (self->lock_banner))
+    gtk_widget_set_visible (GTK_WIDGET (self->lock_banner), FALSE);
+}
+
+/* The pages that say policyd cannot be reached or is not trusted are added
+ * to the status stack when one is first shown: the first frame normally
+ * shows neither. */
+static void
+ensure_status_pages (SrPanelWindow *self)
+{
+  g_autoptr(GtkBuilder) builder = NULL;
+  GtkWidget *untrusted;
+
+  if (self->missing_page != NULL)
+    return;
+  builder = gtk_builder_new_from_resource ("/org/gnome/SessionRestore/sr-status-pages.ui");
+  self->missing_page = ADW_STATUS_PAGE (gtk_builder_get_object (builder, "missing_page"));
+  untrusted = GTK_WIDGET (gtk_builder_get_object (builder, "untrusted_page"));
+  gtk_stack_add_named (self->status_stack, GTK_WIDGET (self->missing_page), "missing");
+  gtk_stack_add_named (self->status_stack, untrusted, "untrusted");
+  sr_a11y_tidy (GTK_WIDGET (self->missing_page));
+  sr_a11y_tidy (untrusted);
+}
+
 static void
 on_client_changed_cb (SrPanelWindow *self)
 {
@@ -208,16 +268,17 @@ on_client_changed_cb (SrPanelWindow *self)
       /* Until the bus has answered, the window is still loading. */
       if (!sr_client_get_missing (self->client) && !distrust)
         return;
+      ensure_status_pages (self);
       sr_first_show_now (self->first_show);
       sr_stack_show_only (self->status_stack, distrust ? "untrusted" : "missing");
       sr_stack_show_only (self->main_stack, "status");
-      gtk_revealer_set_reveal_child (self->lock_banner, FALSE);
+      reveal_lock_banner (self, FALSE);
       return;
     }
   sr_stack_show_only (self->main_stack, "content");
   locked = sr_policy_client_get_locked_settings (policy);
   admin = sr_policy_client_get_admin_excluded_apps (policy);
-  gtk_revealer_set_reveal_child (self->lock_banner, locked[0] != NULL || admin[0] != NULL);
+  reveal_lock_banner (self, locked[0] != NULL || admin[0] != NULL);
 }
 
 static void
@@ -232,6 +293,7 @@ on_service_started_cb (GObject      *source,
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   g_message ("Could not start the service: %s", error->message);
+  ensure_status_pages (self);
   if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN))
     adw_status_page_set_description (self->missing_page,
                                      _("Could not start the service: it is not installed on "
@@ -299,11 +361,14 @@ sr_panel_window_class_init (SrPanelWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, status_stack);
-  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, missing_page);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, settings_box);
   gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, lock_banner);
+  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, primary_menu);
+  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, status_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, SrPanelWindow, menu_button);
   gtk_widget_class_bind_template_callback (widget_class, on_leaflet_transition_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_lock_banner_revealed_cb);
 
   gtk_widget_class_install_action (widget_class, "win.show-apps", NULL, show_apps_action);
   gtk_widget_class_install_action (widget_class, "win.show-settings", NULL, show_settings_action);
@@ -321,6 +386,8 @@ static void
 sr_panel_window_init (SrPanelWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_menu_button_set_create_popup_func (self->status_menu_button, create_menu_cb, self, NULL);
+  gtk_menu_button_set_create_popup_func (self->menu_button, create_menu_cb, self, NULL);
   sr_a11y_tidy (GTK_WIDGET (self));
   sr_a11y_follow_toasts (self->toast_overlay);
   sr_window_size_restore (GTK_WINDOW (self));

@@ -3,8 +3,8 @@ panel (the settings, the Apps list, each dialog, a toast, the status
 pages) walked through AT-SPI, and every interactive node on it named once,
 in words (not empty, not a GTK class, not "_Cancel Cancel"); the Apps
 list's rows named after their app and what it has saved; a button named
-after what it shows; and the keyboard: Escape in the search, Ctrl+W, the
-retention list opening on its value. The login prompt's walk is in
+after what it shows; and the keyboard: F10 for the main menu, Escape in
+the search, Ctrl+W, the retention list opening on its value. The login prompt's walk is in
 test_ui_prompt."""
 from simulator import Simulator
 from uitest import Atspi, PanelTestCase
@@ -39,6 +39,10 @@ class AccessibilityTest(PanelTestCase):
     def test_settings_page(self):
         self.no_toasts()
         self.assert_well_named('the settings page')
+        # Nothing is locked: the lock notice is not there for a screen
+        # reader either, not merely slid away.
+        self.assertEqual(self.find_all('label', 'Some settings are managed by your administrator',
+                                       showing=False), [])
 
     def test_apps_rows_and_buttons(self):
         for _ in range(3):
@@ -104,6 +108,15 @@ class AccessibilityTest(PanelTestCase):
         self.screenshot('a11y-about')
         self.key('Escape')
         self.gone('label', 'The Session Restore developers')
+
+    def test_main_menu_from_the_keyboard(self):
+        # F10 opens the main menu, whose popover is made as it first opens.
+        self.key('F10')
+        self.find('menu item', 'Help')
+        self.find('menu item', 'About Session Restore')
+        self.assert_well_named('the main menu, from F10')
+        self.key('Escape')
+        self.gone('menu item', 'About Session Restore')
 
     def test_toast(self):
         self.s.set_allowed([])
