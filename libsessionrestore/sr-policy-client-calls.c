@@ -18,6 +18,7 @@
 
 #include "sr-bus.h"
 #include "sr-policy-client-private.h"
+#include "sr-vardict.h"
 
 typedef struct {
   char *method;                  /* (owned) */
@@ -397,14 +398,12 @@ check_restore_parameters (const char      *app_id,
   GVariant *args[3];
   gsize n = 0;
 
-  /* Built directly: g_variant_builder_add() and g_variant_new() parse
-   * their format strings at every check. */
+  /* Built directly (sr-vardict.h): g_variant_builder_add() and
+   * g_variant_new() parse their format strings at every check. */
   if (saved_at != 0)
-    options[n++] = g_variant_new_dict_entry (g_variant_new_string ("saved-at"),
-                                             g_variant_new_variant (g_variant_new_int64 (saved_at)));
+    options[n++] = sr_vardict_entry ("saved-at", g_variant_new_int64 (saved_at));
   if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
-    options[n++] = g_variant_new_dict_entry (g_variant_new_string ("interactive"),
-                                             g_variant_new_variant (g_variant_new_boolean (TRUE)));
+    options[n++] = sr_vardict_entry ("interactive", g_variant_new_boolean (TRUE));
   args[0] = g_variant_new_string (app_id);
   args[1] = g_variant_new_uint32 (reason);
   args[2] = g_variant_new_array (G_VARIANT_TYPE ("{sv}"), options, n);

@@ -33,6 +33,7 @@
 
 #include "sr-app-id.h"
 #include "sr-portal.h"
+#include "sr-vardict.h"
 
 typedef struct {
   SrPortal *self;                    /* (unowned) */
@@ -123,18 +124,18 @@ finish_register (RegisterCall    *call,
   GVariant *dict;
   guint n = 0;
 
-  registration[n++] = sr_portal_vardict_entry ("restore-reason", g_variant_new_uint32 (reason));
+  registration[n++] = sr_vardict_entry ("restore-reason", g_variant_new_uint32 (reason));
   if (session->instance_id != NULL)
     {
       g_autoptr(GPtrArray) ids = g_ptr_array_new ();
 
-      registration[n++] = sr_portal_vardict_entry ("instance-id", g_variant_new_string (session->instance_id));
+      registration[n++] = sr_vardict_entry ("instance-id", g_variant_new_string (session->instance_id));
       if (app != NULL)
         {
           add_discards (ids, session, app->discard);
           add_discards (ids, session, app->cleared_ids);
         }
-      registration[n++] = sr_portal_vardict_entry ("discard-instance-ids",
+      registration[n++] = sr_vardict_entry ("discard-instance-ids",
                                          g_variant_new_array (G_VARIANT_TYPE_STRING,
                                                               (GVariant **) ids->pdata, ids->len));
     }

@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include "sr-portal.h"
+#include "sr-vardict.h"
 
 #define SESSION_VERSION 2
 /* Handles closed before their Register arrived, remembered so that the
@@ -351,7 +352,7 @@ answer_version (GDBusConnection *connection,
     body = g_variant_new_variant (version);
   else
     {
-      body = sr_portal_vardict_entry ("version", version);
+      body = sr_vardict_entry ("version", version);
       body = g_variant_new_array (NULL, &body, 1);
     }
   g_dbus_message_set_body (reply, g_variant_new_tuple (&body, 1));

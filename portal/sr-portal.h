@@ -127,16 +127,6 @@ typedef struct {
   gboolean inhibiting;           /* an Inhibit call is under way */
 } SrPortal;
 
-/* An a{sv} entry, built directly: g_variant_builder_add() with "{sv}"
- * parses its format string each time, some 6 k instructions apiece, on
- * the path of Register's answer. */
-static inline GVariant *
-sr_portal_vardict_entry (const char *key,
-                         GVariant   *value)
-{
-  return g_variant_new_dict_entry (g_variant_new_string (key), g_variant_new_variant (value));
-}
-
 /* sr-portal-ids.c */
 char      *sr_portal_new_instance_id   (const char *desktop,
                                         SrApp      *app);
