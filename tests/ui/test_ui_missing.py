@@ -1,5 +1,5 @@
 """The panel without policyd: a status page that says what is missing,
-with Retry and no way into pages that cannot work; it comes back by itself
+with Retry, no way into pages that cannot work and the main menu on F10; it comes back by itself
 when the service returns, and goes again when it dies. Retry starts the
 service by D-Bus activation once it can be activated, and says in a
 sentence why it could not. The window opens at the size it was closed at."""
@@ -24,9 +24,21 @@ class MissingServiceTest(PanelTestCase):
         self.click_button('Retry')
         self.find('label', 'Could not start the service: it is not installed on this computer')
 
+        # F10 opens the main menu here too (Help is what is left to do).
+        self.key('F10')
+        self.find('menu item', 'Help')
+        self.key('Escape')
+        self.gone('menu item', 'Help')
+
         self.s.start_policyd()
         self.find('check box', 'Save and Restore Apps', timeout=20)
         self.assertFalse(self.find_all('label', 'Cannot Reach the Session Restore Service'))
+        # And on the page that replaced it, the menu that is shown: one.
+        self.key('F10')
+        self.find('menu item', 'Help')
+        self.assertEqual(len(self.find_all('menu item', 'Help')), 1)
+        self.key('Escape')
+        self.gone('menu item', 'Help')
 
         # A crash: back to the status page, by itself.
         self.s.stop_policyd(signal.SIGKILL)
