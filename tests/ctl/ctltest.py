@@ -20,7 +20,7 @@ CTL = os.environ.get('SR_CTL') or os.path.join(os.environ.get('SR_BUILD_DIR', ''
 MEMCHECK_FAILED = 99
 MEMCHECK = ['valgrind', '-q', '--leak-check=full', '--show-leak-kinds=definite',
             '--errors-for-leak-kinds=definite', f'--error-exitcode={MEMCHECK_FAILED}',
-            f'--suppressions={VALGRIND_SUPPRESSIONS}']
+            *VALGRIND_SUPPRESSIONS]
 
 # session-restore-ctl(1), EXIT STATUS.
 OK, DENIED, ASK, INVALID, LOCKED, NOT_ALLOWED, UNAVAILABLE, FAILED = range(8)

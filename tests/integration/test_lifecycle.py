@@ -106,6 +106,28 @@ class LifecycleTest(PolicydTestCase):
         self.assertFalse(os.path.exists(os.path.join(self.s.config_home, 'dconf', 'user')))
         self.assertFalse(os.path.exists(os.path.join(self.s.state_home, 'session-restore')))
 
+    def test_gio_modules_not_in_their_cache(self):
+        # A GIO module giomodule.cache does not name (installed without
+        # gio-querymodules, or changed after it ran) is loaded as soon as
+        # GIO looks for one, and GLib keeps it for good. policyd still
+        # reads and writes its settings through dconf's module, and exits
+        # cleanly; under valgrind, without tests/lib/valgrind.supp, every
+        # policyd in such a world would report the module as lost.
+        modules = os.path.join(self.s.root, 'gio-modules')
+        os.makedirs(modules)
+        system = subprocess.run(['pkg-config', '--variable=giomoduledir', 'gio-2.0'],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        for name in os.listdir(system):
+            if name.endswith('.so'):
+                os.symlink(os.path.join(system, name), os.path.join(modules, name))
+        self.assertTrue(os.path.exists(os.path.join(modules, 'libdconfsettings.so')))
+        self.assertEqual(self.s.stop_policyd(signal.SIGTERM), 0)
+        self.s.env['GIO_MODULE_DIR'] = modules
+        self.s.start_policyd()
+        self.s.gsettings('set', 'enabled', 'false')
+        self.s.wait_until(lambda: self.s.check_save('org.example.App')[0] == DENY, what='policyd to see it')
+        self.assertEqual(self.s.stop_policyd(signal.SIGTERM), 0)
+
 
 class FirstCallAfterStartTest(PolicydTestCase):
     """What policyd does after its first answer (sr-consumers.c, the

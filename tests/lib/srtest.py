@@ -41,10 +41,13 @@ POLKITD = '/usr/lib/polkit-1/polkitd'
 # tests under memcheck; Session.close() fails the test if a policyd that
 # exited normally lost memory (definitely or indirectly) or made a memory
 # error. Runs killed with SIGKILL have no summary and are not checked.
-# The only suppressions are GLib's own (glib.supp: its type system and
-# one-time initialisations); "possibly lost" is GLib's thread pools.
+# The suppressions are GLib's own (glib.supp: its type system and one-time
+# initialisations) and valgrind.supp's one (GIO modules loaded without their
+# cache); "possibly lost" is GLib's thread pools.
 VALGRIND = bool(os.environ.get('SR_VALGRIND'))
-VALGRIND_SUPPRESSIONS = '/usr/share/glib-2.0/valgrind/glib.supp'
+VALGRIND_SUPPRESSIONS = [f'--suppressions={path}' for path in (
+    '/usr/share/glib-2.0/valgrind/glib.supp',
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), 'valgrind.supp'))]
 # What /proc says policyd runs, for the checks that expect it (sr-peer.c):
 # under valgrind, valgrind's tool.
 VALGRIND_ARCH = {'x86_64': 'amd64', 'aarch64': 'arm64'}.get(platform.machine(), platform.machine())
@@ -378,7 +381,7 @@ class Session:
         if VALGRIND:
             command = ['valgrind', '--leak-check=full', '--show-leak-kinds=definite,indirect',
                        '--errors-for-leak-kinds=definite,indirect',
-                       f'--suppressions={VALGRIND_SUPPRESSIONS}',
+                       *VALGRIND_SUPPRESSIONS,
                        f'--log-file={self.root}/valgrind.%p.log'] + command
         command = list(prefix) + command
         self.policyd_log = open(os.path.join(self.root, 'policyd.log'), 'a')
