@@ -25,6 +25,9 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "sr-portal.h"
 
 #define RECORD_VERSION 1
@@ -207,12 +210,17 @@ load_app (SrPortal   *self,
 }
 
 /* A record that is missing starts empty; one that does not parse is
- * reported and left alone until the next write replaces it. */
+ * reported and left alone until the next write replaces it. A missing
+ * one, as at the first start, is told apart before GLib is asked to map
+ * it: GLib's error for it formats the errno (g_strerror()), which opens
+ * iconv for the locale, and its module cache and code stay mapped for
+ * the process's life: 96 KiB of the idle backend's RSS in bench_portal's
+ * world (address-space randomization off, 5,736 → 5,640 KiB). */
 void
 sr_portal_record_load (SrPortal *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GMappedFile) file = g_mapped_file_new (self->record_path, FALSE, &error);
+  g_autoptr(GMappedFile) file = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GVariant) instances = NULL;
@@ -222,6 +230,9 @@ sr_portal_record_load (SrPortal *self)
   const char *app_id;
   GVariant *props, *list;
 
+  if (access (self->record_path, F_OK) != 0 && errno == ENOENT)
+    return;
+  file = g_mapped_file_new (self->record_path, FALSE, &error);
   if (file == NULL)
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))

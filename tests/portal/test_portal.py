@@ -322,33 +322,7 @@ class TestPolicy(PortalTestCase):
         # instance is gone, so the app must not use its id. policyd answers
         # checks faster than it clears (polkit), so a stand-in
         # (tests/lib/fakepolicyd.py) holds the answer meanwhile.
-        self.stop(self.backend)
-        self.assertEqual(self.s.stop_policyd(), 0)
-        self.s.policyd = None
-        log = os.path.join(self.s.root, 'fakepolicyd.log')
-        fake = subprocess.Popen(fakepolicyd.command(log), env=self.s.env, stdout=subprocess.PIPE,
-                                text=True)
-        self.addCleanup(self.stop, fake)
-        self.assertEqual(fake.stdout.readline(), 'owned\n')
-        self.start_backend()
-        a = self.app('org.example.Editor')
-        a.save()
-        a.quit()
-        self.sync_frontend()
-        old = a.instance_id
-        open(log + '.hold', 'w').close()
-        conn = Gio.DBusConnection.new_for_address_sync(
-            self.s.session_bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
-        handle = '/org/freedesktop/portal/desktop/session/9_9/cleared'
-        replies = []
-        conn.call(BACKEND_NAME, '/org/freedesktop/portal/desktop',
-                  'org.freedesktop.impl.portal.SaveRestore', 'Register',
-                  GLib.Variant('(osa{sv})', (handle, 'org.example.Editor', {})), None,
-                  Gio.DBusCallFlags.NONE, 30000, None,
-                  lambda c, r: replies.append(c.call_finish(r).unpack()[0]))
-        self.s.wait_until(lambda: fakepolicyd.calls(log).count('CheckRestore') == 2,
-                          what='the CheckRestore of the second Register')
+        fake, log, old, replies = self.register_held_by_fake_policyd('cleared')
         # StoredStateCleared reaches the backend before the answer.
         self.s.bus.call_sync('org.gnome.SessionRestore.Policy', '/org/gnome/SessionRestore/Policy',
                              'org.gnome.SessionRestore.Policy', 'Clear',
@@ -365,6 +339,56 @@ class TestPolicy(PortalTestCase):
         b = self.app('org.example.Editor', token='next')
         self.assertNotEqual(b.instance_id, old)
         self.assertIn(old, b.registration['discard-instance-ids'])
+
+    def register_held_by_fake_policyd(self, token):
+        """policyd's stand-in (tests/lib/fakepolicyd.py) in its place, an
+        app run once with it, and a second Register of the app (handle
+        …/9_9/@token) whose CheckRestore the stand-in holds: the stand-in,
+        its log, the first instance's id, and the list the second
+        Register's answer will be put in."""
+        self.stop(self.backend)
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.policyd = None
+        log = os.path.join(self.s.root, 'fakepolicyd.log')
+        fake = subprocess.Popen(fakepolicyd.command(log), env=self.s.env, stdout=subprocess.PIPE,
+                                text=True)
+        self.addCleanup(self.stop, fake)
+        self.assertEqual(fake.stdout.readline(), 'owned\n')
+        self.start_backend()
+        a = self.app('org.example.Editor')
+        a.save()
+        a.quit()
+        self.sync_frontend()
+        open(log + '.hold', 'w').close()
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.s.session_bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        replies = []
+        conn.call(BACKEND_NAME, '/org/freedesktop/portal/desktop',
+                  'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                  GLib.Variant('(osa{sv})', (f'/org/freedesktop/portal/desktop/session/9_9/{token}',
+                                             'org.example.Editor', {})), None,
+                  Gio.DBusCallFlags.NONE, 30000, None,
+                  lambda c, r: replies.append(c.call_finish(r).unpack()[0]))
+        self.s.wait_until(lambda: fakepolicyd.calls(log).count('CheckRestore') == 2,
+                          what='the CheckRestore of the second Register')
+        return fake, log, a.instance_id, replies
+
+    def test_register_answered_when_policyd_leaves_without_answering(self):
+        # policyd goes away while it holds a Register's CheckRestore: the
+        # bus answers the check for it (NoReply), and the Register is
+        # answered at once, restoring nothing, not at the check's time
+        # limit (a minute); its instance is done with, as when policyd
+        # says no.
+        fake, log, old, replies = self.register_held_by_fake_policyd('left')
+        fake.kill()
+        fake.wait(30)
+        self.s.wait_until(lambda: replies, what='the Register')
+        self.assertEqual(replies[0]['restore-reason'], PRISTINE)
+        self.assertNotEqual(replies[0]['instance-id'], old)
+        self.assertIn(old, replies[0]['discard-instance-ids'])
+        with open(os.path.join(self.s.root, 'backend.log')) as f:
+            self.assertIn('org.example.Editor: not restoring (launch): ', f.read())
 
     def test_crash_loop_then_voluntary_close(self):
         for _ in range(3):
