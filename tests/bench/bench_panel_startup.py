@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+from gi.repository import GLib
+
 from simulator import Simulator
 from srtest import BUILD_DIR, Session
 
@@ -68,14 +70,39 @@ def prepare(session):
         write_desktop_file(applications, app_id, name, icon)
 
 
-def baseline_rows(path):
-    """What the panel shows, as the baseline's ROWS file."""
-    lines = ['Used by python3',
-             f'{len(SAVED)} saved sessions ({sum(sum(s) for *_, s in SAVED) // 1000} kB)']
-    for _, name, icon, sizes in SAVED:
-        windows = len(sizes)
-        lines.append(f'{icon}\t{name}\t{windows} window{"s" if windows > 1 else ""} · '
-                     'reopens at login · saved just now')
+def consumers_line(names):
+    """The line under the main switch, as the panel words policyd's
+    Consumers (sr_format_consumers(); none of these programs has a desktop
+    file in the benchmark's world, so each is named by its executable)."""
+    if len(names) == 1:
+        return f'Used by {names[0]}'
+    if len(names) == 2:
+        return f'Used by {names[0]} and {names[1]}'
+    others = len(names) - 2
+    return f'Used by {names[0]}, {names[1]} and {others} other{"s" if others > 1 else ""}'
+
+
+def keep_label(days):
+    """The "Keep Saved Sessions For" choice the panel shows for MaxAgeDays."""
+    return 'Forever' if days < 0 else f'{days} Day{"s" if days != 1 else ""}'
+
+
+def baseline_rows(path, session):
+    """What the panel shows, as the baseline's ROWS file: derived from what
+    policyd says (its consumers, setting and listing) and worded as the
+    panel words it (sr-format.c, sr-app-row.c), so that both programs show
+    the same text."""
+    listing = session.list_state()
+    saved_bytes = sum(listing[app_id]['bytes'] for app_id, *_ in SAVED)
+    lines = [consumers_line([name for name, _ in session.prop('Consumers')]),
+             f'{len(SAVED)} saved sessions ({GLib.format_size(saved_bytes)})',
+             keep_label(session.prop('MaxAgeDays'))]
+    for app_id, name, icon, sizes in SAVED:
+        size = GLib.format_size(listing[app_id]['bytes'])
+        windows = listing[app_id].get('windows')   # only where policyd could count them
+        if windows is not None:
+            size = f'{windows} window{"s" if windows != 1 else ""}, {size}'
+        lines.append(f'{icon}\t{name}\t{size} · reopens at login · saved just now')
     for _, name, icon in OTHERS:
         lines.append(f'{icon}\t{name}\tNothing saved')
     with open(path, 'w') as f:
@@ -114,7 +141,7 @@ def main():
         session.start_policyd()
         prepare(session)
         rows = os.path.join(session.root, 'rows')
-        baseline_rows(rows)
+        baseline_rows(rows, session)
         env = dict(session.env, GSK_RENDERER='cairo', XDG_DATA_DIRS=share_dir(session.root))
         panel_env = dict(env, G_MESSAGES_DEBUG='sr-panel')
         for _ in range(ROUNDS):
