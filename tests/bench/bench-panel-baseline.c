@@ -231,6 +231,12 @@ main (int    argc,
     }
 
   app = adw_application_new ("org.gnome.SessionRestore.BenchBaseline", G_APPLICATION_DEFAULT_FLAGS);
+  /* It has no resources: without a base path, GtkApplication adds no
+   * icons folder to the icon theme, which can throw away the theme GTK
+   * has just loaded on a worker thread and have the first icon shown load
+   * it again on the main thread. The panel sets none either
+   * (sr-panel-application.c). */
+  g_application_set_resource_base_path (G_APPLICATION (app), NULL);
   g_signal_connect (app, "activate", G_CALLBACK (on_activate_cb), NULL);
   status = g_application_run (G_APPLICATION (app), 1, argv);
   g_strfreev (lines);
