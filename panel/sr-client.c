@@ -249,6 +249,17 @@ sr_client_get_distrust (SrClient *self)
   return self->policy != NULL ? sr_policy_client_get_distrust (self->policy) : NULL;
 }
 
+/* Emits a "changed" that is still queued now, so that what is shown is
+ * up to date before the window is presented. */
+void
+sr_client_flush_changed (SrClient *self)
+{
+  if (self->changed_idle == 0)
+    return;
+  g_clear_handle_id (&self->changed_idle, g_source_remove);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
 /* Makes everything shown re-read what is in force: after a change the
  * user backed out of, or that policyd refused. */
 void

@@ -18,6 +18,7 @@ gboolean      sr_client_get_connected      (SrClient            *self);
 gboolean      sr_client_get_missing        (SrClient            *self);
 const char   *sr_client_get_distrust       (SrClient            *self);
 void          sr_client_refresh            (SrClient            *self);
+void          sr_client_flush_changed      (SrClient            *self);
 SrPolicyClient *sr_client_get_policy       (SrClient            *self);
 SrPolicyClient *sr_client_peek_policy      (SrClient            *self);
 gboolean      sr_client_is_refused         (SrClient            *self,

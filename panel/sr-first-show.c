@@ -110,6 +110,11 @@ on_apps_ready_cb (SrFirstShow *self)
 {
   if (!sr_app_list_get_ready (self->apps))
     return;
+  /* The list can come in while the client's "changed" is still queued:
+   * presented then, the window showed its spinner, which had GTK load
+   * the spinner's SVG icon (and librsvg, some 9 MiB) in about half the
+   * starts, however soon the content replaced it. */
+  sr_client_flush_changed (self->client);
   sr_first_show_now (self);
   watch_first_filled_frame (self);
 }

@@ -12,7 +12,8 @@
  *   bench-panel-baseline settings|apps ROWS
  *
  * ROWS: the first line is the line under the main switch (who uses
- * policyd), the second the Saved Sessions totals; then one line per app,
+ * policyd), the second the Saved Sessions totals, the third the "Keep
+ * Saved Sessions For" choice shown ("30 Days"); then one line per app,
  * "icon-name<TAB>name<TAB>subtitle".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -62,14 +63,30 @@ switch_row (const char *title,
 static GtkWidget *
 combo_row (const char         *title,
            const char         *subtitle,
-           const char * const *choices)
+           const char * const *choices,
+           const char         *shown)
 {
   GtkWidget *row = adw_combo_row_new ();
+  GtkStringList *model = gtk_string_list_new (choices);
+  guint selected = 0;
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   if (subtitle != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (gtk_string_list_new (choices)));
+  /* @shown, when not one of @choices, is added to them, as the panel
+   * adds a value set by other means. */
+  if (shown != NULL)
+    {
+      selected = g_strv_length ((char **) choices);
+      for (guint i = 0; choices[i] != NULL; i++)
+        if (g_str_equal (choices[i], shown))
+          selected = i;
+      if (choices[selected] == NULL)
+        gtk_string_list_append (model, shown);
+    }
+  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (model));
+  g_object_unref (model);
+  adw_combo_row_set_selected (ADW_COMBO_ROW (row), selected);
   return row;
 }
 
@@ -102,7 +119,8 @@ settings_page (void)
   when = group (preferences, "When to Restore");
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (when),
                              combo_row ("Reopen Apps at Login",
-                                        "The apps you had open when you logged out", login));
+                                        "The apps you had open when you logged out", login,
+                                        NULL));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (when),
                              switch_row ("Restore After a Crash",
                                          "An app that closed unexpectedly gets its windows and "
@@ -114,7 +132,7 @@ settings_page (void)
   saved = group (preferences, "Saved Sessions");
   adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (saved), lines[1]);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (saved),
-                             combo_row ("Keep Saved Sessions For", NULL, keep));
+                             combo_row ("Keep Saved Sessions For", NULL, keep, lines[2]));
   clear = gtk_button_new_with_mnemonic ("_Clear Saved Sessions…");
   gtk_widget_add_css_class (clear, "destructive-action");
   gtk_widget_set_halign (clear, GTK_ALIGN_END);
@@ -146,7 +164,7 @@ apps_page (void)
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_widget_add_css_class (list, "boxed-list");
   gtk_widget_set_valign (list, GTK_ALIGN_START);
-  for (guint i = 2; lines[i] != NULL; i++)
+  for (guint i = 3; lines[i] != NULL; i++)
     {
       g_auto(GStrv) fields = g_strsplit (lines[i], "\t", 3);
       GtkWidget *row, *icon;
@@ -206,13 +224,19 @@ main (int    argc,
     }
   page = argv[1];
   lines = g_strsplit (g_strchomp (contents), "\n", -1);
-  if (g_strv_length (lines) < 2)
+  if (g_strv_length (lines) < 3)
     {
-      g_printerr ("bench-panel-baseline: %s: fewer than two lines\n", argv[2]);
+      g_printerr ("bench-panel-baseline: %s: fewer than three lines\n", argv[2]);
       return 1;
     }
 
   app = adw_application_new ("org.gnome.SessionRestore.BenchBaseline", G_APPLICATION_DEFAULT_FLAGS);
+  /* It has no resources: without a base path, GtkApplication adds no
+   * icons folder to the icon theme, which can throw away the theme GTK
+   * has just loaded on a worker thread and have the first icon shown load
+   * it again on the main thread. The panel sets none either
+   * (sr-panel-application.c). */
+  g_application_set_resource_base_path (G_APPLICATION (app), NULL);
   g_signal_connect (app, "activate", G_CALLBACK (on_activate_cb), NULL);
   status = g_application_run (G_APPLICATION (app), 1, argv);
   g_strfreev (lines);

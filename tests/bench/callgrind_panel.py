@@ -50,7 +50,7 @@ def main():
         session.start_policyd()
         bench.prepare(session)
         rows = os.path.join(session.root, 'rows')
-        bench.baseline_rows(rows)
+        bench.baseline_rows(rows, session)
         env = dict(session.env, GSK_RENDERER='cairo', XDG_DATA_DIRS=bench.share_dir(session.root))
         panel_env = dict(env, G_MESSAGES_DEBUG='sr-panel')
         bench.run_once([bench.PANEL], panel_env)
