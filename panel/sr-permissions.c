@@ -1,9 +1,19 @@
 /* sr-permissions.c: what polkit will allow the panel, asked up front
  *
- * A GPermission (PolkitPermission) per polkit action of policyd's, for
- * this process, so that the pages can show what polkit will refuse before
- * anyone tries. Without polkit, or before it answers, nothing is assumed
- * refused: policyd decides, and a refusal is reported then.
+ * polkitd's answer for this process and each of policyd's actions, so
+ * that the pages can show what polkit will refuse before anyone tries.
+ * Without polkit, or before it answers, nothing is assumed refused:
+ * policyd decides, and a refusal is reported then.
+ *
+ * polkitd is asked over D-Bus (CheckAuthorization, without interaction),
+ * as policyd asks it (policyd/callers/sr-polkit.c), not through
+ * libpolkit-gobject's PolkitPermission: the library and the six it links
+ * were loaded and relocated before the window could start, and each
+ * permission made its own calls on a thread of its own while GTK started.
+ * What PolkitPermission followed is followed here: polkitd's Changed
+ * signal (its rules or actions changed, an authorization was gained or
+ * lost) and polkitd starting again, after which every action is asked
+ * again.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -13,16 +23,33 @@
 
 #include <unistd.h>
 
-#include <polkit/polkit.h>
-
 #include "sr-bus.h"
 #include "sr-permissions.h"
+#include "sr-process.h"
+
+#define POLKIT_NAME "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
+
+static const char * const actions[] = { SR_ACTION_CONFIGURE, SR_ACTION_CLEAR, SR_ACTION_LIST };
+
+/* polkitd's answer for an action: not in the table, no answer. */
+typedef enum {
+  ANSWER_ALLOWED = 1,
+  ANSWER_CHALLENGE,           /* allowed once someone authenticates */
+  ANSWER_REFUSED,
+} Answer;
 
 struct _SrPermissions {
   GObject parent_instance;
 
-  GHashTable *permissions;       /* (owned) action id → GPermission (owned) */
+  GHashTable *answers;           /* (owned) action id (static) → Answer */
+  GDBusConnection *system_bus;   /* (owned) (nullable): once connected */
+  GVariant *subject;             /* (owned): this process, as polkit names it */
   GCancellable *cancellable;     /* (owned) */
+  guint generation;              /* answers to older questions are dropped */
+  guint changed_id;
+  guint owner_id;
 };
 
 G_DEFINE_FINAL_TYPE (SrPermissions, sr_permissions, G_TYPE_OBJECT)
@@ -35,50 +62,162 @@ static guint signals[N_SIGNALS];
 
 typedef struct {
   GWeakRef self;
-  char *action;     /* (owned) */
+  const char *action;   /* (static) */
+  guint generation;
 } Request;
 
 static void
 request_free (Request *request)
 {
   g_weak_ref_clear (&request->self);
-  g_free (request->action);
   g_free (request);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
 
 static void
-on_permission_changed_cb (SrPermissions *self)
+set_answer (SrPermissions *self,
+            const char    *action,
+            Answer         answer)
 {
+  gpointer old = g_hash_table_lookup (self->answers, action);
+
+  if (GPOINTER_TO_UINT (old) == answer)
+    return;
+  if (answer == 0)
+    g_hash_table_remove (self->answers, action);
+  else
+    g_hash_table_insert (self->answers, (gpointer) action, GUINT_TO_POINTER (answer));
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
 static void
-on_permission_ready_cb (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      user_data)
+on_check_ready_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
   g_autoptr(Request) request = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPermission) permission = polkit_permission_new_finish (result, &error);
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   g_autoptr(SrPermissions) self = g_weak_ref_get (&request->self);
+  gboolean authorized, challenge;
 
-  if (permission == NULL)
+  if (self == NULL || request->generation != self->generation)
+    return;
+  if (reply == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_message ("Cannot ask polkit about %s: %s", request->action, error->message);
+      set_answer (self, request->action, 0);
       return;
     }
-  if (self == NULL)
-    return;
-  g_signal_connect_object (permission, "notify::allowed", G_CALLBACK (on_permission_changed_cb),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (permission, "notify::can-acquire", G_CALLBACK (on_permission_changed_cb),
-                           self, G_CONNECT_SWAPPED);
-  g_hash_table_insert (self->permissions, g_steal_pointer (&request->action),
-                       g_steal_pointer (&permission));
-  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  g_variant_get (reply, "((bb@a{ss}))", &authorized, &challenge, NULL);
+  set_answer (self, request->action,
+              authorized ? ANSWER_ALLOWED : challenge ? ANSWER_CHALLENGE : ANSWER_REFUSED);
+}
+
+/* No answer stands: none is assumed. */
+static void
+forget_all (SrPermissions *self)
+{
+  self->generation++;
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    set_answer (self, actions[i], 0);
+}
+
+static void
+check_all (SrPermissions *self)
+{
+  self->generation++;
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      Request *request = g_new0 (Request, 1);
+
+      g_weak_ref_init (&request->self, self);
+      request->action = actions[i];
+      request->generation = self->generation;
+      g_dbus_connection_call (self->system_bus, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+                              "CheckAuthorization",
+                              g_variant_new ("(@(sa{sv})s@a{ss}us)", self->subject, actions[i],
+                                             g_variant_new_array (G_VARIANT_TYPE ("{ss}"), NULL, 0),
+                                             0u, ""),
+                              G_VARIANT_TYPE ("((bba{ss}))"), G_DBUS_CALL_FLAGS_NONE, -1,
+                              self->cancellable, on_check_ready_cb, request);
+    }
+}
+
+/* polkitd's rules, actions or authorizations changed. */
+static void
+on_polkit_changed_cb (GDBusConnection *connection,
+                      const char      *sender,
+                      const char      *path,
+                      const char      *interface,
+                      const char      *signal,
+                      GVariant        *parameters,
+                      gpointer         user_data)
+{
+  check_all (SR_PERMISSIONS (user_data));
+}
+
+/* polkitd started (again): its answers may differ. Gone, it answers
+ * nothing, and nothing is assumed. */
+static void
+on_polkit_owner_changed_cb (GDBusConnection *connection,
+                            const char      *sender,
+                            const char      *path,
+                            const char      *interface,
+                            const char      *signal,
+                            GVariant        *parameters,
+                            gpointer         user_data)
+{
+  SrPermissions *self = SR_PERMISSIONS (user_data);
+  const char *new_owner;
+
+  g_variant_get (parameters, "(&s&s&s)", NULL, NULL, &new_owner);
+  if (new_owner[0] != '\0')
+    {
+      check_all (self);
+      return;
+    }
+  forget_all (self);
+}
+
+/* The system bus went away, and polkit with it. */
+static void
+on_system_bus_closed_cb (GDBusConnection *connection,
+                         gboolean         remote_peer_vanished,
+                         GError          *error,
+                         SrPermissions   *self)
+{
+  forget_all (self);
+}
+
+static void
+on_system_bus_ready_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  GDBusConnection *bus = g_dbus_connection_new_for_address_finish (result, &error);
+  SrPermissions *self;
+
+  if (bus == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_message ("Cannot reach polkit: %s", error->message);
+      return;
+    }
+  self = SR_PERMISSIONS (user_data);
+  self->system_bus = bus;
+  self->changed_id = g_dbus_connection_signal_subscribe (bus, POLKIT_NAME, POLKIT_INTERFACE, "Changed",
+                                                         POLKIT_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                                         on_polkit_changed_cb, self, NULL);
+  self->owner_id = g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                                       "NameOwnerChanged", "/org/freedesktop/DBus",
+                                                       POLKIT_NAME, G_DBUS_SIGNAL_FLAGS_NONE,
+                                                       on_polkit_owner_changed_cb, self, NULL);
+  g_signal_connect_object (bus, "closed", G_CALLBACK (on_system_bus_closed_cb), self, 0);
+  check_all (self);
 }
 
 static void
@@ -87,7 +226,13 @@ sr_permissions_dispose (GObject *object)
   SrPermissions *self = SR_PERMISSIONS (object);
 
   g_cancellable_cancel (self->cancellable);
-  g_hash_table_remove_all (self->permissions);
+  if (self->system_bus != NULL)
+    {
+      g_dbus_connection_signal_unsubscribe (self->system_bus, self->changed_id);
+      g_dbus_connection_signal_unsubscribe (self->system_bus, self->owner_id);
+      g_dbus_connection_close (self->system_bus, NULL, NULL, NULL);
+      g_clear_object (&self->system_bus);
+    }
   G_OBJECT_CLASS (sr_permissions_parent_class)->dispose (object);
 }
 
@@ -96,7 +241,8 @@ sr_permissions_finalize (GObject *object)
 {
   SrPermissions *self = SR_PERMISSIONS (object);
 
-  g_clear_pointer (&self->permissions, g_hash_table_unref);
+  g_clear_pointer (&self->answers, g_hash_table_unref);
+  g_clear_pointer (&self->subject, g_variant_unref);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (sr_permissions_parent_class)->finalize (object);
 }
@@ -109,7 +255,7 @@ sr_permissions_class_init (SrPermissionsClass *klass)
   object_class->dispose = sr_permissions_dispose;
   object_class->finalize = sr_permissions_finalize;
 
-  /* A permission came in, or changed. */
+  /* An answer came in, or changed. */
   signals[SIGNAL_CHANGED] =
     g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
@@ -118,19 +264,37 @@ sr_permissions_class_init (SrPermissionsClass *klass)
 static void
 sr_permissions_init (SrPermissions *self)
 {
-  const char *actions[] = { SR_ACTION_CONFIGURE, SR_ACTION_CLEAR, SR_ACTION_LIST };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *address = NULL;
+  GVariantBuilder details;
+  guint64 start_time = 0;
 
   self->cancellable = g_cancellable_new ();
-  self->permissions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
-    {
-      g_autoptr(PolkitSubject) subject = polkit_unix_process_new_for_owner (getpid (), 0, getuid ());
-      Request *request = g_new0 (Request, 1);
+  self->answers = g_hash_table_new (g_str_hash, g_str_equal);
 
-      g_weak_ref_init (&request->self, self);
-      request->action = g_strdup (actions[i]);
-      polkit_permission_new (actions[i], subject, self->cancellable, on_permission_ready_cb, request);
+  /* polkit's "unix-process" subject, as libpolkit-gobject sends it. */
+  if (!sr_process_read_start_time ((guint32) getpid (), &start_time, &error))
+    g_message ("Cannot read this process's start time: %s", error->message);
+  g_clear_error (&error);
+  g_variant_builder_init (&details, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&details, "{sv}", "pid", g_variant_new_uint32 ((guint32) getpid ()));
+  g_variant_builder_add (&details, "{sv}", "start-time", g_variant_new_uint64 (start_time));
+  g_variant_builder_add (&details, "{sv}", "uid", g_variant_new_int32 ((gint32) getuid ()));
+  self->subject = g_variant_ref_sink (g_variant_new ("(s@a{sv})", "unix-process",
+                                                     g_variant_builder_end (&details)));
+
+  /* A connection of our own, not g_bus_get()'s shared one: that one
+   * would end the panel if the system bus went away. */
+  address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (address == NULL)
+    {
+      g_message ("Cannot reach polkit: %s", error->message);
+      return;
     }
+  g_dbus_connection_new_for_address (address,
+                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                     NULL, self->cancellable, on_system_bus_ready_cb, self);
 }
 
 SrPermissions *
@@ -145,8 +309,5 @@ gboolean
 sr_permissions_is_refused (SrPermissions *self,
                            const char    *action)
 {
-  GPermission *permission = g_hash_table_lookup (self->permissions, action);
-
-  return permission != NULL && !g_permission_get_allowed (permission) &&
-         !g_permission_get_can_acquire (permission);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->answers, action)) == ANSWER_REFUSED;
 }

@@ -359,6 +359,14 @@ class Session:
         self.system = self.system_bus.connect()
         self.wait_for_name(self.system, 'org.freedesktop.PolicyKit1')
         self.set_allowed(allowed)
+        # The mock learns what it allows after it owns its name; a real
+        # polkitd knows its rules before. Its Changed signal has whoever
+        # asked in between (the panel, when polkitd comes back) ask again.
+        self.emit_polkit_changed()
+
+    def emit_polkit_changed(self):
+        """polkitd's Changed: its rules or authorizations changed."""
+        self.mock_polkit('EmitSignal', 'sssav', 'org.freedesktop.PolicyKit1.Authority', 'Changed', '', [])
 
     def set_allowed(self, actions):
         self.mock_polkit('SetAllowed', 'as', list(actions))

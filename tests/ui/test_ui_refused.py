@@ -1,5 +1,5 @@
 """The panel when polkit refuses changing settings and clearing outright
-(a GPermission per action, read as the panel starts): what would be
+(asked as the panel starts, and again when polkitd says its rules changed): what would be
 refused looks locked, the same lock as a dconf lock, before anyone tries;
 what is allowed (listing) still works."""
 from uitest import Atspi, PanelTestCase, write_state_file
@@ -30,3 +30,17 @@ class RefusedPanelTest(PanelTestCase):
         switch = self.find('check box', 'Save and restore Files')
         self.assertFalse(self.has_state(switch, Atspi.StateType.SENSITIVE))
         self.show_view('Settings')
+
+    def test_z_polkit_changing_its_mind_is_followed(self):
+        # polkitd says its rules changed (its Changed signal): the panel asks
+        # again, and what polkit now allows no longer looks locked; a
+        # refusal then comes back the same way.
+        crash = self.find('check box', 'Restore After a Crash')
+        self.s.set_allowed(['org.gnome.SessionRestore.list', 'org.gnome.SessionRestore.configure',
+                            'org.gnome.SessionRestore.clear'])
+        self.s.emit_polkit_changed()
+        self.wait_until(lambda: self.has_state(crash, Atspi.StateType.SENSITIVE), 'the switch to be unlocked')
+        self.assertTrue(self.sensitive('push button', 'Clear Saved Sessions'))
+        self.s.set_allowed(['org.gnome.SessionRestore.list'])
+        self.s.emit_polkit_changed()
+        self.wait_until(lambda: not self.has_state(crash, Atspi.StateType.SENSITIVE), 'the switch to look locked')
