@@ -146,40 +146,27 @@ check_all (SrPermissions *self)
     }
 }
 
-/* polkitd's rules, actions or authorizations changed. */
-static void
-on_polkit_changed_cb (GDBusConnection *connection,
-                      const char      *sender,
-                      const char      *path,
-                      const char      *interface,
-                      const char      *signal,
-                      GVariant        *parameters,
-                      gpointer         user_data)
-{
-  check_all (SR_PERMISSIONS (user_data));
-}
-
-/* polkitd started (again): its answers may differ. Gone, it answers
+/* polkitd's Changed (its rules, actions or authorizations changed), or
+ * polkitd starting again: its answers may differ. Gone, it answers
  * nothing, and nothing is assumed. */
 static void
-on_polkit_owner_changed_cb (GDBusConnection *connection,
-                            const char      *sender,
-                            const char      *path,
-                            const char      *interface,
-                            const char      *signal,
-                            GVariant        *parameters,
-                            gpointer         user_data)
+on_polkit_signal_cb (GDBusConnection *connection,
+                     const char      *sender,
+                     const char      *path,
+                     const char      *interface,
+                     const char      *signal,
+                     GVariant        *parameters,
+                     gpointer         user_data)
 {
   SrPermissions *self = SR_PERMISSIONS (user_data);
-  const char *new_owner;
+  const char *new_owner = "";
 
-  g_variant_get (parameters, "(&s&s&s)", NULL, NULL, &new_owner);
-  if (new_owner[0] != '\0')
-    {
-      check_all (self);
-      return;
-    }
-  forget_all (self);
+  if (g_str_equal (signal, "NameOwnerChanged"))
+    g_variant_get (parameters, "(&s&s&s)", NULL, NULL, &new_owner);
+  if (g_str_equal (signal, "Changed") || new_owner[0] != '\0')
+    check_all (self);
+  else
+    forget_all (self);
 }
 
 /* The system bus went away, and polkit with it. */
@@ -211,11 +198,11 @@ on_system_bus_ready_cb (GObject      *source,
   self->system_bus = bus;
   self->changed_id = g_dbus_connection_signal_subscribe (bus, POLKIT_NAME, POLKIT_INTERFACE, "Changed",
                                                          POLKIT_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
-                                                         on_polkit_changed_cb, self, NULL);
+                                                         on_polkit_signal_cb, self, NULL);
   self->owner_id = g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                                        "NameOwnerChanged", "/org/freedesktop/DBus",
                                                        POLKIT_NAME, G_DBUS_SIGNAL_FLAGS_NONE,
-                                                       on_polkit_owner_changed_cb, self, NULL);
+                                                       on_polkit_signal_cb, self, NULL);
   g_signal_connect_object (bus, "closed", G_CALLBACK (on_system_bus_closed_cb), self, 0);
   check_all (self);
 }
