@@ -25,11 +25,8 @@
 
 #include "sr-bus.h"
 #include "sr-permissions.h"
+#include "sr-polkit-call.h"
 #include "sr-process.h"
-
-#define POLKIT_NAME "org.freedesktop.PolicyKit1"
-#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
-#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
 
 static const char * const actions[] = { SR_ACTION_CONFIGURE, SR_ACTION_CLEAR, SR_ACTION_LIST };
 
@@ -136,11 +133,8 @@ check_all (SrPermissions *self)
       g_weak_ref_init (&request->self, self);
       request->action = actions[i];
       request->generation = self->generation;
-      g_dbus_connection_call (self->system_bus, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
-                              "CheckAuthorization",
-                              g_variant_new ("(@(sa{sv})s@a{ss}us)", self->subject, actions[i],
-                                             g_variant_new_array (G_VARIANT_TYPE ("{ss}"), NULL, 0),
-                                             0u, ""),
+      g_dbus_connection_call (self->system_bus, SR_POLKIT_NAME, SR_POLKIT_PATH, SR_POLKIT_INTERFACE,
+                              "CheckAuthorization", sr_polkit_check_parameters (self->subject, actions[i], 0),
                               G_VARIANT_TYPE ("((bba{ss}))"), G_DBUS_CALL_FLAGS_NONE, -1,
                               self->cancellable, on_check_ready_cb, request);
     }
@@ -196,12 +190,12 @@ on_system_bus_ready_cb (GObject      *source,
     }
   self = SR_PERMISSIONS (user_data);
   self->system_bus = bus;
-  self->changed_id = g_dbus_connection_signal_subscribe (bus, POLKIT_NAME, POLKIT_INTERFACE, "Changed",
-                                                         POLKIT_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+  self->changed_id = g_dbus_connection_signal_subscribe (bus, SR_POLKIT_NAME, SR_POLKIT_INTERFACE, "Changed",
+                                                         SR_POLKIT_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
                                                          on_polkit_signal_cb, self, NULL);
   self->owner_id = g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                                        "NameOwnerChanged", "/org/freedesktop/DBus",
-                                                       POLKIT_NAME, G_DBUS_SIGNAL_FLAGS_NONE,
+                                                       SR_POLKIT_NAME, G_DBUS_SIGNAL_FLAGS_NONE,
                                                        on_polkit_signal_cb, self, NULL);
   g_signal_connect_object (bus, "closed", G_CALLBACK (on_system_bus_closed_cb), self, 0);
   check_all (self);
@@ -253,22 +247,16 @@ sr_permissions_init (SrPermissions *self)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *address = NULL;
-  GVariantBuilder details;
   guint64 start_time = 0;
 
   self->cancellable = g_cancellable_new ();
   self->answers = g_hash_table_new (g_str_hash, g_str_equal);
 
-  /* polkit's "unix-process" subject, as libpolkit-gobject sends it. */
   if (!sr_process_read_start_time ((guint32) getpid (), &start_time, &error))
     g_message ("Cannot read this process's start time: %s", error->message);
   g_clear_error (&error);
-  g_variant_builder_init (&details, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&details, "{sv}", "pid", g_variant_new_uint32 ((guint32) getpid ()));
-  g_variant_builder_add (&details, "{sv}", "start-time", g_variant_new_uint64 (start_time));
-  g_variant_builder_add (&details, "{sv}", "uid", g_variant_new_int32 ((gint32) getuid ()));
-  self->subject = g_variant_ref_sink (g_variant_new ("(s@a{sv})", "unix-process",
-                                                     g_variant_builder_end (&details)));
+  self->subject = g_variant_ref_sink (sr_polkit_unix_process ((guint32) getpid (), start_time,
+                                                              (guint32) getuid ()));
 
   /* A connection of our own, not g_bus_get()'s shared one: that one
    * would end the panel if the system bus went away. */

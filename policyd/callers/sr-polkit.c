@@ -22,12 +22,9 @@
 #include "config.h"
 
 #include "sr-polkit.h"
+#include "sr-polkit-call.h"
 #include "sr-error.h"
 
-#define POLKIT_NAME "org.freedesktop.PolicyKit1"
-#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
-#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
-#define POLKIT_ALLOW_USER_INTERACTION 1u
 
 struct _SrPolkit {
   GObject parent_instance;
@@ -96,7 +93,7 @@ on_check_ready_cb (GObject      *source,
       /* polkitd answered with an error of its own (it refuses to judge
        * this subject): a refusal. Anything else (no polkitd, no answer in
        * time, a lost bus) is a fault. */
-      SrError code = remote != NULL && g_str_has_prefix (remote, POLKIT_NAME ".Error.") ?
+      SrError code = remote != NULL && g_str_has_prefix (remote, SR_POLKIT_NAME ".Error.") ?
                      SR_ERROR_NOT_ALLOWED : SR_ERROR_UNAVAILABLE;
 
       g_dbus_error_strip_remote_error (error);
@@ -150,13 +147,10 @@ start_check (SrPolkit *self,
 {
   CheckData *data = g_task_get_task_data (task);
 
-  g_dbus_connection_call (self->system_bus, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+  g_dbus_connection_call (self->system_bus, SR_POLKIT_NAME, SR_POLKIT_PATH, SR_POLKIT_INTERFACE,
                           "CheckAuthorization",
-                          g_variant_new ("(@(sa{sv})s@a{ss}us)", data->subject,
-                                         data->action_id,
-                                         g_variant_new_array (G_VARIANT_TYPE ("{ss}"), NULL, 0),
-                                         data->interactive ? POLKIT_ALLOW_USER_INTERACTION : 0,
-                                         ""),
+                          sr_polkit_check_parameters (data->subject, data->action_id,
+                                                      data->interactive ? SR_POLKIT_ALLOW_USER_INTERACTION : 0),
                           G_VARIANT_TYPE ("((bba{ss}))"),
                           G_DBUS_CALL_FLAGS_NONE,
                           (int) CLAMP ((data->deadline - g_get_monotonic_time ()) / 1000,
@@ -201,15 +195,9 @@ sr_polkit_check_async (SrPolkit         *self,
 {
   GTask *task = g_task_new (self, NULL, callback, user_data);
   CheckData *data = g_new0 (CheckData, 1);
-  GVariantBuilder details;
 
-  /* polkit's "unix-process" subject, as libpolkit-gobject sends it. */
-  g_variant_builder_init (&details, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&details, "{sv}", "pid", g_variant_new_uint32 (caller->pid));
-  g_variant_builder_add (&details, "{sv}", "start-time", g_variant_new_uint64 (caller->start_time));
-  g_variant_builder_add (&details, "{sv}", "uid", g_variant_new_int32 ((gint32) caller->uid));
-  data->subject = g_variant_ref_sink (g_variant_new ("(s@a{sv})", "unix-process",
-                                                     g_variant_builder_end (&details)));
+  data->subject = g_variant_ref_sink (sr_polkit_unix_process (caller->pid, caller->start_time,
+                                                              (guint32) caller->uid));
   data->action_id = g_strdup (action_id);
   data->interactive = interactive;
   data->deadline = deadline;
