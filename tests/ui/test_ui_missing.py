@@ -27,6 +27,7 @@ class MissingServiceTest(PanelTestCase):
         # F10 opens the main menu here too (Help is what is left to do).
         self.key('F10')
         self.find('menu item', 'Help')
+        self.screenshot('missing-menu')
         self.key('Escape')
         self.gone('menu item', 'Help')
 

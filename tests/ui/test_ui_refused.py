@@ -23,6 +23,7 @@ class RefusedPanelTest(PanelTestCase):
         self.find('label', '1 saved session (')
         self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
         self.assertGreaterEqual(len(self.find_all('label', 'Set by your administrator')), 6)
+        self.screenshot('refused')
 
     def test_listing_still_works(self):
         self.show_view('Apps')
