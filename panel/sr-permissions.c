@@ -30,17 +30,10 @@
 
 static const char * const actions[] = { SR_ACTION_CONFIGURE, SR_ACTION_CLEAR, SR_ACTION_LIST };
 
-/* polkitd's answer for an action: not in the table, no answer. */
-typedef enum {
-  ANSWER_ALLOWED = 1,
-  ANSWER_CHALLENGE,           /* allowed once someone authenticates */
-  ANSWER_REFUSED,
-} Answer;
-
 struct _SrPermissions {
   GObject parent_instance;
 
-  GHashTable *answers;           /* (owned) action id (static) → Answer */
+  GHashTable *refused;           /* (owned): the action ids (static) polkitd refuses outright */
   GDBusConnection *system_bus;   /* (owned) (nullable): once connected */
   GVariant *subject;             /* (owned): this process, as polkit names it */
   GCancellable *cancellable;     /* (owned) */
@@ -72,20 +65,19 @@ request_free (Request *request)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Request, request_free)
 
+/* @refused: polkitd said no, and no authentication would make it yes.
+ * Anything else (allowed, allowed once someone authenticates, no answer)
+ * is not assumed refused. */
 static void
-set_answer (SrPermissions *self,
-            const char    *action,
-            Answer         answer)
+set_refused (SrPermissions *self,
+             const char    *action,
+             gboolean       refused)
 {
-  gpointer old = g_hash_table_lookup (self->answers, action);
+  gboolean changed = refused ? g_hash_table_add (self->refused, (gpointer) action)
+                             : g_hash_table_remove (self->refused, action);
 
-  if (GPOINTER_TO_UINT (old) == answer)
-    return;
-  if (answer == 0)
-    g_hash_table_remove (self->answers, action);
-  else
-    g_hash_table_insert (self->answers, (gpointer) action, GUINT_TO_POINTER (answer));
-  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  if (changed)
+    g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
 static void
@@ -105,12 +97,11 @@ on_check_ready_cb (GObject      *source,
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_message ("Cannot ask polkit about %s: %s", request->action, error->message);
-      set_answer (self, request->action, 0);
+      set_refused (self, request->action, FALSE);
       return;
     }
   g_variant_get (reply, "((bb@a{ss}))", &authorized, &challenge, NULL);
-  set_answer (self, request->action,
-              authorized ? ANSWER_ALLOWED : challenge ? ANSWER_CHALLENGE : ANSWER_REFUSED);
+  set_refused (self, request->action, !authorized && !challenge);
 }
 
 /* No answer stands: none is assumed. */
@@ -119,7 +110,7 @@ forget_all (SrPermissions *self)
 {
   self->generation++;
   for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
-    set_answer (self, actions[i], 0);
+    set_refused (self, actions[i], FALSE);
 }
 
 static void
@@ -222,7 +213,7 @@ sr_permissions_finalize (GObject *object)
 {
   SrPermissions *self = SR_PERMISSIONS (object);
 
-  g_clear_pointer (&self->answers, g_hash_table_unref);
+  g_clear_pointer (&self->refused, g_hash_table_unref);
   g_clear_pointer (&self->subject, g_variant_unref);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (sr_permissions_parent_class)->finalize (object);
@@ -250,7 +241,7 @@ sr_permissions_init (SrPermissions *self)
   guint64 start_time = 0;
 
   self->cancellable = g_cancellable_new ();
-  self->answers = g_hash_table_new (g_str_hash, g_str_equal);
+  self->refused = g_hash_table_new (g_str_hash, g_str_equal);
 
   if (!sr_process_read_start_time ((guint32) getpid (), &start_time, &error))
     g_message ("Cannot read this process's start time: %s", error->message);
@@ -284,5 +275,5 @@ gboolean
 sr_permissions_is_refused (SrPermissions *self,
                            const char    *action)
 {
-  return GPOINTER_TO_UINT (g_hash_table_lookup (self->answers, action)) == ANSWER_REFUSED;
+  return g_hash_table_contains (self->refused, action);
 }
