@@ -24,6 +24,106 @@
 
 #define POLICY_PATH "/org/gnome/SessionRestore/Policy"
 #define POLICY_INTERFACE "org.gnome.SessionRestore.Policy"
+/* Of the exit reports policyd does not take, the first is logged, and the
+ * rest are counted for this long, then logged as a count. */
+#define EXIT_WARNING_SECS 5
+
+/* The exit reports that could not be sent. policyd refuses them past 200
+ * at once and 20 a second from one connection (sr-fast-path.c), so a
+ * burst of exits (a crash loop, a few hundred apps closing) would write a
+ * warning each. Shared with the calls in flight, which may end after the
+ * backend has let go of it; their callbacks run on GDBus's worker thread,
+ * the count's timeout in the main loop. */
+typedef struct {
+  GMutex lock;
+  gint64 counting_until;         /* monotonic µs: failures until then are counted */
+  guint counted;                 /* … so far */
+  char *last_error;              /* (owned) (nullable) the last one counted */
+  GSource *due;                  /* (owned) (nullable) logs the count */
+} ExitFailures;
+
+static ExitFailures *
+exit_failures_ref (ExitFailures *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+static void
+exit_failures_clear (ExitFailures *self)
+{
+  g_mutex_clear (&self->lock);
+  g_free (self->last_error);
+  g_clear_pointer (&self->due, g_source_unref);
+}
+
+static void
+exit_failures_unref (ExitFailures *self)
+{
+  g_atomic_rc_box_release_full (self, (GDestroyNotify) exit_failures_clear);
+}
+
+/* With the lock held. */
+static void
+log_count (ExitFailures *self)
+{
+  if (self->counted > 0)
+    g_warning ("Could not tell policyd of %u more exits in %d s; the last: %s",
+               self->counted, EXIT_WARNING_SECS, self->last_error);
+  self->counted = 0;
+  g_clear_pointer (&self->last_error, g_free);
+}
+
+static gboolean
+on_count_due_cb (gpointer user_data)
+{
+  ExitFailures *self = user_data;
+
+  g_mutex_lock (&self->lock);
+  log_count (self);
+  g_clear_pointer (&self->due, g_source_unref);
+  g_mutex_unlock (&self->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+exit_failed (ExitFailures *self,
+             const char   *message)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&self->lock);
+  if (now >= self->counting_until)
+    {
+      g_warning ("Could not tell policyd of an exit: %s", message);
+      self->counting_until = now + EXIT_WARNING_SECS * G_USEC_PER_SEC;
+    }
+  else
+    {
+      self->counted++;
+      g_free (self->last_error);
+      self->last_error = g_strdup (message);
+      if (self->due == NULL)
+        {
+          self->due = g_timeout_source_new ((self->counting_until - now) / 1000 + 1);
+          g_source_set_callback (self->due, on_count_due_cb, exit_failures_ref (self),
+                                 (GDestroyNotify) exit_failures_unref);
+          g_source_attach (self->due, NULL);
+        }
+    }
+  g_mutex_unlock (&self->lock);
+}
+
+/* As the backend exits: what is still counted is logged now. */
+static void
+exit_failures_flush (ExitFailures *self)
+{
+  g_mutex_lock (&self->lock);
+  log_count (self);
+  if (self->due != NULL)
+    g_source_destroy (self->due);
+  g_clear_pointer (&self->due, g_source_unref);
+  g_mutex_unlock (&self->lock);
+}
 
 /* A call asked for while the client was not settled. */
 typedef struct {
@@ -44,6 +144,7 @@ struct _SrPortalPolicy {
                                   * while it was not settled */
   GPtrArray *clears;             /* (owned) (element-type GDBusMessage) the
                                   * StoredStateCleared read meanwhile */
+  ExitFailures *exit_failures;   /* (owned) */
   SrPortalPolicyClearedFunc cleared; /* forgets cleared apps */
   gpointer cleared_data;         /* (unowned) for @cleared */
 };
@@ -168,6 +269,8 @@ sr_portal_policy_new (GDBusConnection           *bus,
   self->cancellable = g_cancellable_new ();
   self->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
   self->clears = g_ptr_array_new_with_free_func (g_object_unref);
+  self->exit_failures = g_atomic_rc_box_new0 (ExitFailures);
+  g_mutex_init (&self->exit_failures->lock);
   self->cleared = cleared;
   self->cleared_data = user_data;
   g_signal_connect (self->client, "notify::service-state", G_CALLBACK (on_service_state_cb), self);
@@ -193,6 +296,8 @@ sr_portal_policy_free (SrPortalPolicy *self)
     }
   g_clear_pointer (&self->waiting, g_ptr_array_unref);
   g_clear_pointer (&self->clears, g_ptr_array_unref);
+  exit_failures_flush (self->exit_failures);
+  exit_failures_unref (self->exit_failures);
   /* Its identification may still be under way, holding a reference. */
   g_signal_handlers_disconnect_by_data (self->client, self);
   g_clear_object (&self->client);
@@ -326,10 +431,12 @@ noted (GObject      *source,
        GAsyncResult *result,
        gpointer      user_data)
 {
+  ExitFailures *failures = user_data;
   g_autoptr(GError) error = NULL;
 
   if (!sr_policy_client_note_exit_finish (SR_POLICY_CLIENT (source), result, &error))
-    g_warning ("Could not tell policyd of an exit: %s", error->message);
+    exit_failed (failures, error->message);
+  exit_failures_unref (failures);
 }
 
 static void
@@ -337,7 +444,8 @@ note_exit_now (SrPortalPolicy *self,
                const char     *app_id,
                gboolean        voluntary)
 {
-  sr_policy_client_note_exit_async (self->client, app_id, voluntary, NULL, noted, NULL);
+  sr_policy_client_note_exit_async (self->client, app_id, voluntary, NULL, noted,
+                                    exit_failures_ref (self->exit_failures));
 }
 
 /* Sent without waiting for the answer: Close2 is answered at once. */

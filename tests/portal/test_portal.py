@@ -390,6 +390,62 @@ class TestPolicy(PortalTestCase):
         with open(os.path.join(self.s.root, 'backend.log')) as f:
             self.assertIn('org.example.Editor: not restoring (launch): ', f.read())
 
+    def test_a_burst_of_refused_exit_reports_is_one_warning_and_a_count(self):
+        # 300 apps close at once: policyd takes 200 exit reports from a
+        # connection at once, then 20 a second, and refuses the rest
+        # (sr-fast-path.c). The backend logs the first refusal, then how
+        # many more there were once 5 s have passed, not a warning each;
+        # as it exits, what it has counted meanwhile.
+        count = 300
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.s.session_bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        answered = []
+
+        def call_all(method, path, params):
+            del answered[:]
+            for handle in handles:
+                conn.call(BACKEND_NAME, path(handle), *method, params(handle), None,
+                          Gio.DBusCallFlags.NONE, 60000, None,
+                          lambda c, r: answered.append(c.call_finish(r)))
+            self.s.wait_until(lambda: len(answered) == count, timeout=60, what=method[1])
+        def burst(name):
+            handles[:] = [f'/org/freedesktop/portal/desktop/session/7_7/{name}{i}'
+                          for i in range(count)]
+            call_all(('org.freedesktop.impl.portal.SaveRestore', 'Register'),
+                     lambda handle: '/org/freedesktop/portal/desktop',
+                     lambda handle: GLib.Variant('(osa{sv})', (handle, 'org.example.Burst', {})))
+            call_all((IMPL_SESSION, 'Close2'), lambda handle: handle,
+                     lambda handle: GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', True)},)))
+        handles = []
+
+        def lines():
+            self.backend_log.flush()
+            with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+                return [line for line in f if 'Could not tell policyd' in line]
+        burst('a')
+        self.s.wait_until(lambda: any(' more exits in 5 s' in line for line in lines()),
+                          timeout=30, what='the count of the exit reports refused')
+        found = lines()
+        first = [line for line in found if 'Could not tell policyd of an exit: ' in line]
+        counts = [line for line in found if ' more exits in 5 s; the last: ' in line]
+        self.assertIn('Too many exit reports from this connection', first[0])
+        self.assertIn('Too many exit reports from this connection', counts[0])
+        # Without the count, a line for each refusal: some 90 of them. A
+        # slow run (valgrind) may spread the burst over a second period.
+        self.assertLessEqual(len(found), 4, found)
+        self.assertEqual(len(found), len(first) + len(counts), found)
+
+        # Another burst, and the backend stops before 5 s have passed.
+        before = len(found)
+        burst('b')
+        self.s.wait_until(lambda: len(lines()) > before, what='the first refusal of the second burst')
+        self.stop(self.backend)
+        found = lines()[before:]
+        self.assertIn('Could not tell policyd of an exit: ', found[0])
+        self.assertIn(' more exits in 5 s; the last: ', found[-1])
+        self.assertLessEqual(len(found), 4, found)
+
     def test_crash_loop_then_voluntary_close(self):
         for _ in range(3):
             a = self.app('org.example.Editor')
