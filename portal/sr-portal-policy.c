@@ -113,7 +113,9 @@ exit_failed (ExitFailures *self,
   g_mutex_unlock (&self->lock);
 }
 
-/* As the backend exits: what is still counted is logged now. */
+/* As the backend exits: what is still counted is logged now. A report
+ * refused after this (its answer read on GDBus's worker thread, which
+ * runs on) is counted for a timeout that no main loop will run. */
 static void
 exit_failures_flush (ExitFailures *self)
 {
