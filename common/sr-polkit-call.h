@@ -9,12 +9,33 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #define SR_POLKIT_NAME "org.freedesktop.PolicyKit1"
 #define SR_POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
 #define SR_POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
 #define SR_POLKIT_ALLOW_USER_INTERACTION 1u
+
+/* Starts a connection to the system bus of the caller's own, finished with
+ * g_dbus_connection_new_for_address_finish(): not g_bus_get()'s shared
+ * one, which would end the process if the system bus went away. FALSE,
+ * with @error set, when there is no system bus to connect to. */
+static inline gboolean
+sr_polkit_connect_async (GCancellable         *cancellable,
+                         GAsyncReadyCallback   callback,
+                         gpointer              user_data,
+                         GError              **error)
+{
+  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, error);
+
+  if (address == NULL)
+    return FALSE;
+  g_dbus_connection_new_for_address (address,
+                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                     NULL, cancellable, callback, user_data);
+  return TRUE;
+}
 
 /* polkit's "unix-process" subject: @start_time in clock ticks since boot
  * (field 22 of /proc/PID/stat). Floating. */

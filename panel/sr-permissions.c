@@ -237,7 +237,6 @@ static void
 sr_permissions_init (SrPermissions *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *address = NULL;
   guint64 start_time = 0;
 
   self->cancellable = g_cancellable_new ();
@@ -249,18 +248,8 @@ sr_permissions_init (SrPermissions *self)
   self->subject = g_variant_ref_sink (sr_polkit_unix_process ((guint32) getpid (), start_time,
                                                               (guint32) getuid ()));
 
-  /* A connection of our own, not g_bus_get()'s shared one: that one
-   * would end the panel if the system bus went away. */
-  address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
-  if (address == NULL)
-    {
-      g_message ("Cannot reach polkit: %s", error->message);
-      return;
-    }
-  g_dbus_connection_new_for_address (address,
-                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                     NULL, self->cancellable, on_system_bus_ready_cb, self);
+  if (!sr_polkit_connect_async (self->cancellable, on_system_bus_ready_cb, self, &error))
+    g_message ("Cannot reach polkit: %s", error->message);
 }
 
 SrPermissions *

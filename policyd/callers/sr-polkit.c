@@ -205,25 +205,17 @@ sr_polkit_check_async (SrPolkit         *self,
   g_task_set_source_tag (task, sr_polkit_check_async);
   g_object_set_data (G_OBJECT (task), "sr-polkit", self);
 
-  /* A connection of our own, not g_bus_get()'s shared one: that one
-   * would exit the process if the system bus went away. A closed
-   * connection is replaced on the next check. */
+  /* A closed connection is replaced on the next check. */
   if (self->system_bus == NULL || g_dbus_connection_is_closed (self->system_bus))
     {
       g_autoptr(GError) error = NULL;
-      g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
 
-      if (address == NULL)
+      if (!sr_polkit_connect_async (NULL, on_system_bus_ready_cb, task, &error))
         {
           g_task_return_new_error (task, SR_ERROR, SR_ERROR_UNAVAILABLE,
                                    "Could not reach polkit: %s", error->message);
           g_object_unref (task);
-          return;
         }
-      g_dbus_connection_new_for_address (address,
-                                         G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                         G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                         NULL, NULL, on_system_bus_ready_cb, task);
     }
   else
     start_check (self, task);
