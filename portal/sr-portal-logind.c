@@ -184,9 +184,19 @@ connect_system_bus (gpointer user_data)
 void
 sr_portal_watch_logind (SrPortal *self)
 {
+  guint delay_ms = LOGIND_DELAY_MS;
+
+#if SR_TEST_BUILD
+  /* So that a test can tell the first Register's connection from the
+   * fallback's without a race: it sets a fallback that never comes. */
+  const char *test_delay = g_getenv ("SR_PORTAL_LOGIND_DELAY_MS");
+
+  if (test_delay != NULL)
+    delay_ms = (guint) g_ascii_strtoull (test_delay, NULL, 10);
+#endif
   self->inhibitor_fd = -1;
   self->logind_cancellable = g_cancellable_new ();
-  self->logind_timeout_id = g_timeout_add (LOGIND_DELAY_MS, connect_system_bus, self);
+  self->logind_timeout_id = g_timeout_add (delay_ms, connect_system_bus, self);
 }
 
 /* From GDBus's worker thread, with SrPortal.lock held, once a Register

@@ -819,6 +819,16 @@ class TestLogind(PortalTestCase):
         self.emit('PrepareForShutdown', False)
         self.s.wait_until(self.inhibited, what='the inhibitor taken again')
 
+    def test_the_first_register_takes_the_inhibitor(self):
+        # A backend whose fallback would wait ten minutes: only the first
+        # answered Register can have it connect to logind in time.
+        self.stop(self.backend)
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the old inhibitor released')
+        self.start_backend(SR_PORTAL_LOGIND_DELAY_MS='600000')
+        self.sync_backend()
+        self.app('org.example.Editor')
+        self.s.wait_until(self.inhibited, what='the delay inhibitor after the first Register')
+
     def test_sleep_sends_save_hint_only(self):
         a = self.late_app('org.example.Editor')
         self.emit('PrepareForSleep', True)
