@@ -8,10 +8,13 @@ Targets (issue 26): time at most 1.10x on the main (settings) page and
 The world is a desktop's: 30 installed apps, 6 of them with saved
 sessions written by the consumer simulator (so policyd also has a
 consumer to name). The baseline is handed the rows the panel shows; it
-talks to no service. Each program starts once unmeasured, then they
-alternate, the first of each round alternating too; medians of
-SR_BENCH_ROUNDS rounds (7). Run under an X server (xvfb-run does it in
-meson).
+talks to no service. Those rows are worded by copies of the panel's
+wording (consumers_line(), keep_label(), baseline_rows()): the UI test
+tests/ui/test_ui_bench_rows.py opens the panel in this world and fails
+where it does not show them word for word. Each program starts once
+unmeasured, then they alternate, the first of each round alternating
+too; medians of SR_BENCH_ROUNDS rounds (7). Run under an X server
+(xvfb-run does it in meson).
 """
 import os
 import statistics

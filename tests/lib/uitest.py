@@ -82,6 +82,10 @@ class PanelTestCase(unittest.TestCase):
     desktop_key = True
     panel_env = {}
     panel_path = PANEL
+    panel_args = ()
+    # The installed apps written into the world (write_desktop_files()):
+    # none where prepare() writes its own.
+    apps = APPS
     # The main window's title, in the panel's language: xdotool finds it so.
     window_title = 'Session Restore'
 
@@ -89,7 +93,8 @@ class PanelTestCase(unittest.TestCase):
     def setUpClass(cls):
         cls.s = Session(site=cls.site, locks=cls.locks, allowed=cls.allowed,
                         desktop_key=cls.desktop_key)
-        write_desktop_files(cls.s, APPS)
+        if cls.apps:
+            write_desktop_files(cls.s, cls.apps)
         cls.prepare()
         if cls.start_policyd:
             cls.s.start_policyd()
@@ -104,9 +109,16 @@ class PanelTestCase(unittest.TestCase):
         # receive a reply".
         Atspi.set_timeout(10000, 15000)
         Atspi.get_desktop(0).get_child_count()
-        env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
         cls.panel_log = open(os.path.join(cls.s.root, 'panel.log'), 'w')
-        cls.panel = subprocess.Popen([cls.panel_path], env=env, stdout=cls.panel_log, stderr=subprocess.STDOUT)
+        cls.start_panel(*cls.panel_args)
+
+    @classmethod
+    def start_panel(cls, *args):
+        """Starts the panel with @args, logging to panel.log, and waits for
+        it on the accessibility bus."""
+        env = dict(cls.s.env, GSK_RENDERER='cairo', **cls.panel_env)
+        cls.panel = subprocess.Popen([cls.panel_path, *args], env=env, stdout=cls.panel_log,
+                                     stderr=subprocess.STDOUT)
         try:
             cls.app = cls.wait_for_app()
         except AssertionError:
