@@ -260,7 +260,7 @@ class DropInTest(PolicydTestCase):
         listing = self.s.list_state()
         self.assertEqual(sorted(listing), [A])
         self.assertEqual(listing[A]['windows'], 1)
-        self.assertIn('gnome-session@fifo.state: not a readable state file', self.s.log())
+        self.assertIn('gnome-session@fifo.state: not a regular file', self.s.log())
         report = self.s.clear()
         self.assertEqual(report['apps'], [A])
         for fifo in fifos:
