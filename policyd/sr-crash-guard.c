@@ -146,7 +146,7 @@ load (SrCrashGuard *self)
 
   /* Most files are small and well formed: sr-state-file checks them (and
    * sets aside one that does not parse). */
-  mapped = g_mapped_file_new (self->path, FALSE, NULL);
+  mapped = sr_state_file_map (self->path, NULL);
   size = mapped != NULL ? g_mapped_file_get_length (mapped) : 0;
   if (mapped == NULL || size <= SR_STATE_FILE_MAX)
     {

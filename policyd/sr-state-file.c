@@ -49,6 +49,30 @@ sr_state_file_path (const char *name)
   return g_build_filename (g_get_user_state_dir (), "session-restore", name, NULL);
 }
 
+/* Maps @path, which must be a regular file: opening a FIFO put in its
+ * place would wait for a writer, before policyd answers anything. */
+GMappedFile *
+sr_state_file_map (const char  *path,
+                   GError     **error)
+{
+  g_auto(SrFd) fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  struct stat st;
+
+  if (fd < 0 || fstat (fd, &st) != 0)
+    {
+      int saved_errno = errno;
+      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                           g_strerror (saved_errno));
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "not a regular file");
+      return NULL;
+    }
+  return g_mapped_file_new_from_fd (fd, FALSE, error);
+}
+
 /* Returns NULL without an error when the file does not exist. A file that
  * does not parse stays where it is, so that its time still tells when it
  * was last written (sr-clear-points.c falls back on that) until the next
@@ -77,7 +101,7 @@ sr_state_file_load_any (const char                 *path,
   g_autoptr(GVariant) value = NULL;
   guint i;
 
-  mapped = g_mapped_file_new (path, FALSE, &local_error);
+  mapped = sr_state_file_map (path, &local_error);
   if (mapped == NULL)
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))

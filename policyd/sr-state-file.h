@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 #define SR_STATE_FILE_CONSUMERS "consumers"
 
 char     *sr_state_file_path (const char          *name);
+GMappedFile *sr_state_file_map (const char        *path,
+                                GError           **error);
 GVariant *sr_state_file_load (const char          *path,
                               const GVariantType  *type,
                               GError             **error);

@@ -16,7 +16,9 @@
  *
  * Drop-ins are read from the system directories first and the user's last;
  * a later file of the same name replaces an earlier one. One that does not
- * parse is reported and skipped; the others still count.
+ * parse, is not a regular file (a FIFO is not waited on) or is larger than
+ * SR_STORE_DROPIN_MAX_SIZE is reported and skipped; the others still
+ * count.
  *
  * Retention and Clear delete what a store's pattern matches, so a drop-in
  * decides what policyd deletes: every pattern must end in literal text
@@ -36,6 +38,10 @@
 #include "sr-pattern.h"
 #include "sr-store-confine.h"
 #include "sr-store-dropin.h"
+#include "sr-store-file.h"
+
+/* A drop-in is a few lines; a larger one is refused unread. */
+#define SR_STORE_DROPIN_MAX_SIZE (64 * 1024)
 
 void
 sr_store_free (SrStore *store)
@@ -303,12 +309,22 @@ sr_store_load_file (const char     *path,
   g_autoptr(GKeyFile) file = g_key_file_new ();
   g_autofree char *basename = g_path_get_basename (path);
   gsize len = strlen (basename);
+  g_autoptr(GBytes) bytes = NULL;
+  gsize size;
+  const char *data;
 
   if (g_str_has_suffix (basename, ".store"))
     len -= strlen (".store");
   basename[len] = '\0';
 
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, error))
+  /* Anything running as the user writes its drop-ins: a FIFO there held
+   * the store worker in open() for good, and a file of a million comment
+   * lines made GKeyFile hundreds of MiB of lists. */
+  bytes = sr_store_file_read_path (path, SR_STORE_DROPIN_MAX_SIZE, error);
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &size);
+  if (!g_key_file_load_from_data (file, data != NULL ? data : "", size, G_KEY_FILE_NONE, error))
     return NULL;
   return sr_store_load_key_file (file, basename, origin, error);
 }

@@ -1,7 +1,7 @@
 /* sr-store-file.c: one file in a store, read and replaced safely
  *
  * Reading never follows a link and never waits on a FIFO put in a state
- * file's place. Replacing is how a file of per-app entries loses one app:
+ * file's place (nor on one in a drop-in's: sr_store_file_read_path()). Replacing is how a file of per-app entries loses one app:
  * the new contents go to a hidden temporary file next to it, which is
  * renamed over the file, so that its owner, and a crash of ours, see the
  * old file or the new one, never a mix.
@@ -45,33 +45,26 @@
 /* "." + 8 hex digits after the file's name. */
 #define LEFTOVER_SUFFIX_LEN 9
 
-/* Reads the regular file @name below @dir_fd, of at most @max_size bytes.
- * @out_fd: (out) (optional): the file, still open, so that what was read
- * can be told from what is there later. */
-GBytes *
-sr_store_file_read (int           dir_fd,
-                    const char   *name,
-                    gsize         max_size,
-                    struct stat  *st,
-                    int          *out_fd,
-                    GError      **error)
+/* Reads the regular file open in @fd, of at most @max_size bytes. */
+static GBytes *
+read_regular (int           fd,
+              gsize         max_size,
+              struct stat  *st,
+              GError      **error)
 {
   g_autofree char *data = NULL;
   gsize done = 0;
-  g_auto(SrFd) fd = -1;
 
-  fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
+  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
     {
-      int saved_errno = errno;
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "not a regular file");
       return NULL;
     }
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || (guint64) st->st_size > max_size)
+  if ((guint64) st->st_size > max_size)
     {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                           "not a readable state file");
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                   "%" G_GUINT64_FORMAT " bytes, more than the %" G_GSIZE_FORMAT " read",
+                   (guint64) st->st_size, max_size);
       return NULL;
     }
 
@@ -85,9 +78,60 @@ sr_store_file_read (int           dir_fd,
         break;
       done += n;
     }
-  if (out_fd != NULL)
-    *out_fd = sr_fd_steal (&fd);
   return g_bytes_new_take (g_steal_pointer (&data), done);
+}
+
+static GBytes *
+open_and_read (int           dir_fd,
+               const char   *name,
+               int           flags,
+               gsize         max_size,
+               struct stat  *st,
+               int          *out_fd,
+               GError      **error)
+{
+  g_auto(SrFd) fd = openat (dir_fd, name, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | flags);
+  GBytes *bytes;
+
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                           g_strerror (saved_errno));
+      return NULL;
+    }
+  bytes = read_regular (fd, max_size, st, error);
+  if (bytes != NULL && out_fd != NULL)
+    *out_fd = sr_fd_steal (&fd);
+  return bytes;
+}
+
+/* Reads the regular file @name below @dir_fd, of at most @max_size bytes,
+ * never through a link.
+ * @out_fd: (out) (optional): the file, still open, so that what was read
+ * can be told from what is there later. */
+GBytes *
+sr_store_file_read (int           dir_fd,
+                    const char   *name,
+                    gsize         max_size,
+                    struct stat  *st,
+                    int          *out_fd,
+                    GError      **error)
+{
+  return open_and_read (dir_fd, name, O_NOFOLLOW, max_size, st, out_fd, error);
+}
+
+/* Reads the regular file at @path, of at most @max_size bytes, through
+ * links (a drop-in may be one): a FIFO, a device or a file too large is
+ * an error, not a wait or a flood. */
+GBytes *
+sr_store_file_read_path (const char  *path,
+                         gsize        max_size,
+                         GError     **error)
+{
+  struct stat st;
+
+  return open_and_read (AT_FDCWD, path, 0, max_size, &st, NULL, error);
 }
 
 static gboolean

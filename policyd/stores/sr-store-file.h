@@ -24,6 +24,9 @@ GBytes            *sr_store_file_read             (int                 dir_fd,
                                                    struct stat        *st,
                                                    int                *out_fd,
                                                    GError            **error);
+GBytes            *sr_store_file_read_path        (const char         *path,
+                                                   gsize               max_size,
+                                                   GError            **error);
 SrStoreFileResult  sr_store_file_replace          (int                 dir_fd,
                                                    const char         *name,
                                                    int                 read_fd,

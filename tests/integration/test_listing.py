@@ -8,7 +8,7 @@ import sys
 
 from sessionfile import write_session_file
 from simulator import Simulator
-from srtest import (BUS_NAME, IFACE, OBJECT_PATH, RECOVER, GLib, PolicydTestCase, now_us,
+from srtest import (BUS_NAME, IFACE, OBJECT_PATH, RECOVER, Gio, GLib, PolicydTestCase, now_us,
                     USEC_PER_DAY)
 
 APP = 'org.example.Editor'
@@ -155,6 +155,47 @@ class OwnTimeTest(PolicydTestCase):
         bare = self.s.list_state()['org.example.Bare']
         self.assertNotIn('last-saved', bare)
         self.assertEqual(bare['state'], 'expired')
+
+
+class ListingFloodTest(PolicydTestCase):
+    FLOOD = 200
+
+    def test_a_flood_of_listings_shares_walks_and_does_not_hold_up_a_clear(self):
+        # The stores are walked on one thread, first come first served: 200
+        # listings asked at once by one caller were 200 walks, each queued
+        # ahead of another caller's Clear (6 s here, and as much more as
+        # the caller asked). A listing asked while one not started yet is
+        # the last job queued shares that one's walk.
+        sim = Simulator(self.s)
+        sim.memory = {f'org.example.App{a}': {str(i): {'saved_at': now_us(), 'flatpak': False,
+                                                        'payload': b'p' * 64}
+                                               for i in range(30)}
+                      for a in range(100)}
+        sim.write_back()
+        # Each walk says once that it cannot read this: the walks, counted.
+        os.mkfifo(os.path.join(self.s.state_home, 'gnome-session@walks.state'))
+        marker = 'gnome-session@walks.state: not a regular file'
+
+        flooder = self.s.session_bus.connect()
+        answers = []
+        for _ in range(self.FLOOD):
+            flooder.call(BUS_NAME, OBJECT_PATH, IFACE, 'ListStoredState', None, None,
+                         Gio.DBusCallFlags.NONE, 600000, None,
+                         lambda conn, result, _: answers.append(len(conn.call_finish(result)[0])),
+                         None)
+        flooder.flush_sync(None)
+        report = self.s.clear(['org.example.App0'])
+        walks_before_clear = self.s.log().count(marker)
+        self.assertEqual(report['apps'], ['org.example.App0'])
+        self.s.wait_until(lambda: GLib.MainContext.default().iteration(False) or
+                          len(answers) == self.FLOOD, timeout=60, what='the listings')
+        # Every listing has every app (and the row of what could not be
+        # read), or all but the one cleared meanwhile.
+        self.assertTrue(set(answers) <= {101, 100}, answers)
+        # 41 walks before the Clear and 201 in all before the change, 4 and
+        # 4 after it.
+        self.assertLess(walks_before_clear, self.FLOOD // 10)
+        self.assertLess(self.s.log().count(marker), self.FLOOD // 10)
 
 
 class ConsumersTest(PolicydTestCase):

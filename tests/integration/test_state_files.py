@@ -6,7 +6,7 @@ import os
 import signal
 
 from simulator import Simulator
-from srtest import (BUS_NAME, DENY, IFACE, LAUNCH, OBJECT_PATH, SLOW, Gio, GLib,
+from srtest import (ALLOW, BUS_NAME, DENY, IFACE, LAUNCH, OBJECT_PATH, SLOW, Gio, GLib,
                     PolicydTestCase, now_us)
 
 IN_DELETE = 0x200
@@ -73,6 +73,29 @@ class LeftoverTest(PolicydTestCase):
         self.s.clear()
         self.assertTrue(self.gone(LEFTOVERS))
         self.assertOthersKept()
+
+
+class NotRegularFileTest(PolicydTestCase):
+    start = False
+
+    def test_fifos_in_place_of_the_state_files_do_not_block(self):
+        # Opening a FIFO for reading waits for a writer: one in place of any
+        # of policyd's own files held it at start-up, before its first
+        # answer, for good. Each is now not read, as a file that does not
+        # parse is not.
+        state = os.path.join(self.s.state_home, 'session-restore')
+        os.makedirs(state, exist_ok=True)
+        for name in ('crash-counters', 'clear-points', 'pending-clears', 'consumers'):
+            os.mkfifo(os.path.join(state, name))
+        self.s.start_policyd()
+        app = 'org.example.Alpha'
+        self.assertEqual(self.s.call('CheckSave', 's', app, timeout=5000 * SLOW)[0], ALLOW)
+        self.s.call('NoteExit', 'sb', app, False, timeout=5000 * SLOW)
+        # The consumers are read once first needed, after the first answer.
+        self.assertTrue(self.s.prop('Consumers'))
+        self.assertRegex(self.s.log(), r'clear-points: not a regular file')
+        self.s.clear([app], timeout=5000 * SLOW)
+        self.assertEqual(self.s.stop_policyd(), 0)
 
 
 class InterruptedClearTest(PolicydTestCase):

@@ -10,7 +10,7 @@ import time
 import unittest
 
 from simulator import Simulator
-from srtest import (ALLOW, DENY, LAUNCH, BUS_NAME, OBJECT_PATH, IFACE, GLib, Gio,
+from srtest import (ALLOW, DENY, LAUNCH, BUS_NAME, OBJECT_PATH, IFACE, SLOW, VALGRIND, GLib, Gio,
                     PolicydTestCase, files_under, now_us)
 
 A, B, C = 'org.example.Alpha', 'org.example.Beta', 'org.example.Gamma'
@@ -180,6 +180,44 @@ class DropInTest(PolicydTestCase):
             self.assertIn(name, log)
         self.assertTrue(os.path.exists(os.path.join(outside, 'org.example.Victim#1.state')))
 
+    def test_fifo_dropin_does_not_block(self):
+        # Anything running as the user can write its drop-ins: a FIFO named
+        # like one held the store worker in open() for good, waiting for a
+        # writer, and with it every listing and clear (and policyd's exit,
+        # which waits for the worker).
+        os.mkfifo(os.path.join(self.s.stores_dir, 'fifo.store'))
+        self.s.start_policyd()
+        sim = Simulator(self.s)
+        sim.save(A)
+        listing = dict(self.s.call('ListStoredState', timeout=5000 * SLOW)[0])
+        self.assertEqual(sorted(app for app in listing if app), [A])
+        self.assertRegex(self.s.log(), r"Ignoring the store drop-in .*fifo\.store: .*not a regular file")
+        report = self.s.call('Clear', 'as', [], timeout=5000 * SLOW)[0]
+        self.assertEqual(report['apps'], [A])
+        self.assertEqual(self.s.stop_policyd(), 0)
+
+    def test_huge_dropin_is_refused_unread(self):
+        # A drop-in of a million keys (9 MB) took GKeyFile 170 MiB at its
+        # peak, and policyd kept 130 MiB of it for good; a drop-in is a few
+        # lines, and one over 64 KiB is refused before it is parsed.
+        with open(os.path.join(self.s.stores_dir, 'huge.store'), 'w') as f:
+            f.write('[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.huge\n'
+                    'Format=gtk\n')
+            f.writelines(f'Padding{i}=x\n' for i in range(1000000))
+        self.s.start_policyd()
+        sim = Simulator(self.s)
+        sim.save(A)
+        self.assertEqual(sorted(self.s.list_state()), [A])
+        if not VALGRIND:
+            with open(f'/proc/{self.s.policyd.pid}/status') as f:
+                peak_kib = int(next(line for line in f if line.startswith('VmHWM:')).split()[1])
+            self.assertLess(peak_kib, 64 * 1024)
+        self.assertRegex(self.s.log(), r"Ignoring the store drop-in .*huge\.store: .* bytes, "
+                                       r"more than the 65536 read")
+        report = self.s.clear()
+        self.assertNotIn('huge', report['stores'])
+        self.assertAlive()
+
     def test_user_dropin_cannot_reach_outside_state_directories(self):
         # Issue 13, B: a user drop-in naming $HOME with Pattern=* made the
         # start-up purge delete a 400-day-old ~/Thesis.odt. Now it is
@@ -260,7 +298,7 @@ class DropInTest(PolicydTestCase):
         listing = self.s.list_state()
         self.assertEqual(sorted(listing), [A])
         self.assertEqual(listing[A]['windows'], 1)
-        self.assertIn('gnome-session@fifo.state: not a readable state file', self.s.log())
+        self.assertIn('gnome-session@fifo.state: not a regular file', self.s.log())
         report = self.s.clear()
         self.assertEqual(report['apps'], [A])
         for fifo in fifos:
