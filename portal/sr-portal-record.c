@@ -33,6 +33,18 @@
 #define RECORD_VERSION 1
 #define RECORD_MAX_SIZE (16 * 1024 * 1024)
 #define INSTANCES_TYPE "a{s(a{sv}aa{sv})}"
+/* What one app can make the record keep, whatever it does: an app opens
+ * sessions, crashes, quits and leaves discards unconfirmed as it likes,
+ * and without a bound its entry would grow with each (a hundred thousand
+ * sessions open at once, then a crash, make a record past
+ * RECORD_MAX_SIZE, which the next start ignores: every app's state would
+ * be lost). An app's Register past MAX_INSTANCES instances running gets
+ * PRISTINE and no id (sr-portal-register.c); a record read with more
+ * keeps those saved last, the others' ids to discard; past MAX_DISCARD
+ * ids to discard (or cleared) the oldest is no longer asked for, and
+ * the app keeps whatever it saved under it. */
+#define MAX_INSTANCES 64
+#define MAX_DISCARD 128
 /* Long enough to take in a Register and its Close; short enough that a
  * backend killed mid-session loses little of what it learnt. */
 #define SAVE_DELAY_MS 100
@@ -105,20 +117,53 @@ sr_portal_app_remove_instance (SrApp      *app,
   g_ptr_array_remove (app->instances, instance);
 }
 
+/* @id to @ids once, the oldest dropped past MAX_DISCARD. */
+static void
+add_id (GPtrArray  *ids,
+        const char *id)
+{
+  if (g_ptr_array_find_with_equal_func (ids, id, g_str_equal, NULL))
+    return;
+  if (ids->len >= MAX_DISCARD)
+    g_ptr_array_remove_index (ids, 0);
+  g_ptr_array_add (ids, g_strdup (id));
+}
+
 void
 sr_portal_app_discard (SrApp      *app,
                        const char *id)
 {
-  if (!g_ptr_array_find_with_equal_func (app->discard, id, g_str_equal, NULL))
-    g_ptr_array_add (app->discard, g_strdup (id));
+  add_id (app->discard, id);
 }
 
 static void
 add_cleared (SrApp      *app,
              const char *id)
 {
-  if (!g_ptr_array_find_with_equal_func (app->cleared_ids, id, g_str_equal, NULL))
-    g_ptr_array_add (app->cleared_ids, g_strdup (id));
+  add_id (app->cleared_ids, id);
+}
+
+/* Room for one more instance of @app: FALSE when MAX_INSTANCES of them
+ * are running. */
+gboolean
+sr_portal_app_make_room (SrApp *app)
+{
+  while (app->instances->len >= MAX_INSTANCES)
+    {
+      SrInstance *oldest = NULL;
+
+      for (guint i = 0; i < app->instances->len; i++)
+        {
+          SrInstance *instance = g_ptr_array_index (app->instances, i);
+          if (instance->live == NULL && (oldest == NULL || instance->saved_at < oldest->saved_at))
+            oldest = instance;
+        }
+      if (oldest == NULL)
+        return FALSE;
+      sr_portal_app_discard (app, oldest->id);
+      sr_portal_app_remove_instance (app, oldest);
+    }
+  return TRUE;
 }
 
 static void
@@ -200,6 +245,8 @@ load_app (SrPortal   *self,
           g_free (id);
           continue;
         }
+      /* A record written before the bound: the next write keeps the newest. */
+      sr_portal_app_make_room (app);
       instance = sr_portal_app_add_instance (app, id);
       g_variant_lookup (dict, "crashed", "b", &instance->crashed);
       g_variant_lookup (dict, "saved-at", "x", &instance->saved_at);

@@ -252,6 +252,15 @@ pick_instance (SrPortal        *self,
 
   *out_interactive = FALSE;
   *out_had_state = TRUE;
+  if (instance == NULL && !sr_portal_app_make_room (app))
+    {
+      /* As many instances of it running as the record keeps: this one
+       * gets no id, so that it saves nothing the record would not know. */
+      g_debug ("%s: %u instances running already", app->app_id, app->instances->len);
+      *out_had_state = FALSE;
+      *out_saved_at = 0;
+      return SR_RESTORE_REASON_PRISTINE;
+    }
   if (instance == NULL)
     {
       gint64 saved_at = 0;
@@ -346,6 +355,12 @@ handle_register (SrPortal        *self,
     }
 
   call->reason = pick_instance (self, session, &saved_at, &interactive, &call->had_state);
+  if (session->instance_id == NULL)
+    {
+      session->closed = closed_before;
+      finish_register (call, call->reason);
+      return;
+    }
   if (closed_before)
     sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
   sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,

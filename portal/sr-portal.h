@@ -150,6 +150,7 @@ void       sr_portal_app_remove_instance (SrApp    *app,
                                           SrInstance *instance);
 void       sr_portal_app_discard       (SrApp      *app,
                                         const char *id);
+gboolean   sr_portal_app_make_room     (SrApp      *app);
 void       sr_portal_record_forget     (SrPortal   *self,
                                         const char * const *app_ids);
 void       sr_app_free                 (SrApp      *app);

@@ -754,6 +754,116 @@ class TestRecordDurability(PortalTestCase):
         self.assertEqual((c.reason, c.instance_id), (LAUNCH, a.instance_id))
 
 
+class TestBounds(PortalTestCase):
+    """What one app can make the record keep (sr-portal-record.c's
+    MAX_INSTANCES and MAX_DISCARD): without a bound a sandboxed app grows
+    its entry with every session it opens and every quit it leaves
+    unconfirmed, until the record passes the size the next start reads,
+    which then loses every app's state."""
+    MAX_INSTANCES = 64
+    MAX_DISCARD = 128
+
+    def open_sessions(self, app, count, prefix):
+        registrations = []
+        for i in range(count):
+            app.token = f'{prefix}{i}'
+            registrations.append((app.token, app.register(obey=False)))
+        return registrations
+
+    def app_entry(self, app_id):
+        props, instances = self.record_apps()[app_id]
+        return props, [i['instance-id'] for i in instances]
+
+    def test_instances_of_one_app_are_bounded(self):
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        kept = self.record_apps()['org.example.Editor']
+        mallory = self.app('org.example.Mallory', token='first')
+        first = mallory.registration
+        opened = self.open_sessions(mallory, self.MAX_INSTANCES + 6, 'm')
+        ids = [r.get('instance-id') for r in [first] + [r for _, r in opened]]
+        given = [i for i in ids if i is not None]
+        self.assertEqual(len(given), self.MAX_INSTANCES)
+        self.assertEqual(len(set(given)), len(given))
+        # Past the bound: PRISTINE, and no id to save anything under.
+        for _, registration in opened[self.MAX_INSTANCES - 1:]:
+            self.assertEqual(registration['restore-reason'], PRISTINE)
+            self.assertNotIn('instance-id', registration)
+        mallory.crash()
+        self.sync_frontend()
+        _, instances = self.app_entry('org.example.Mallory')
+        self.assertEqual(sorted(instances), sorted(given))
+        # The editor's entry is untouched; the next Register takes one of
+        # the crashed instances (under a fresh id, as policyd's crash-loop
+        # guard holds the app back) rather than adding one.
+        self.assertEqual(self.record_apps()['org.example.Editor'], kept)
+        again = self.app('org.example.Mallory', token='again')
+        self.sync_frontend()
+        _, instances = self.app_entry('org.example.Mallory')
+        self.assertEqual(len(instances), self.MAX_INSTANCES)
+        self.assertIn(again.instance_id, instances)
+
+    def test_unconfirmed_discards_are_bounded(self):
+        mallory = self.app('org.example.Mallory', token='first')
+        mallory.quit()
+        self.sync_frontend()
+        # Rounds of sessions quit one after another, never confirming a
+        # discard: each quit after the first puts an id to discard.
+        for round_ in range(3):
+            mallory = PortalApp(self.s.session_bus.address, self.s.state_home,
+                                'org.example.Mallory', register=False)
+            opened = self.open_sessions(mallory, self.MAX_INSTANCES, f'r{round_}_')
+            self.assertTrue(all('instance-id' in r for _, r in opened))
+            prefix = mallory.handle[:mallory.handle.rindex('/') + 1]
+            for token, _ in opened:
+                mallory.call('org.freedesktop.portal.Session', 'Close', path=prefix + token)
+            mallory.crash()
+            self.sync_frontend()
+        props, _ = self.app_entry('org.example.Mallory')
+        discard = props['discarded-instance-ids']
+        self.assertEqual(len(discard), self.MAX_DISCARD)
+        last = self.app('org.example.Mallory', token='last')
+        asked = last.registration['discard-instance-ids']
+        self.assertEqual(sorted(asked), sorted(discard))
+        # The newest are kept: the last round's, but for the one the
+        # next launch took.
+        newest = [r['instance-id'] for _, r in opened]
+        self.assertEqual(last.instance_id, newest[-1])
+        self.assertLessEqual(set(newest[:-1]), set(asked))
+
+    def test_an_oversized_entry_is_cut_down_at_the_next_start(self):
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        # A record written before the bound: 200 crashed instances.
+        props, _ = self.app_entry('org.example.Editor')
+        now = GLib.get_real_time()
+        instances = GLib.Variant('a{s(a{sv}aa{sv})}', {
+            'org.example.Editor': ({'next-instance-id': GLib.Variant('s', props['next-instance-id']),
+                                    'next-saved-at': GLib.Variant('x', props['next-saved-at'])}, []),
+            'org.example.Mallory': ({}, [{'instance-id': GLib.Variant('s', f'{i:012x}'),
+                                          'crashed': GLib.Variant('b', True),
+                                          'saved-at': GLib.Variant('x', now - (200 - i) * 1000000)}
+                                         for i in range(200)])})
+        with open(self.record, 'wb') as f:
+            f.write(GLib.Variant('a{sv}', {'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
+                                           'instances': instances}).get_data_as_bytes().get_data())
+        self.start_backend()
+        a = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Mallory',
+                      register=False)
+        a.register(obey=False)
+        self.assertEqual(a.reason, RECOVER)
+        self.sync_frontend()
+        props, instances = self.app_entry('org.example.Mallory')
+        # The 64 saved last stay, the 136 others are to be deleted.
+        self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(136, 200)])
+        self.assertEqual(len(props['discarded-instance-ids']), 128)
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
+
+
 class LateApp(PortalApp):
     """An app that answers SaveHint only when told to (answer())."""
 
