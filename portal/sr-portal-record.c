@@ -18,6 +18,9 @@
  * its Close, or a burst of apps starting, make one snapshot and one write
  * instead of one each, and neither the snapshot nor the write is on the
  * path of a reply. The session's end, Sync and the exit write at once.
+ * A snapshot larger than the next start reads (RECORD_MAX_SIZE) is not
+ * written: the record on disk keeps the last state that fits, rather
+ * than one the next start would ignore whole.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -48,6 +51,20 @@
 /* Long enough to take in a Register and its Close; short enough that a
  * backend killed mid-session loses little of what it learnt. */
 #define SAVE_DELAY_MS 100
+
+/* The largest record read, and written. */
+static gsize
+record_max_size (void)
+{
+#if SR_TEST_BUILD
+  /* So that a test reaches it with a few sessions. */
+  const char *test_max = g_getenv ("SR_PORTAL_RECORD_MAX_SIZE");
+
+  if (test_max != NULL)
+    return g_ascii_strtoull (test_max, NULL, 10);
+#endif
+  return RECORD_MAX_SIZE;
+}
 
 static void
 instance_free (SrInstance *instance)
@@ -289,9 +306,10 @@ sr_portal_record_load (SrPortal *self)
   bytes = g_mapped_file_get_bytes (file);
   if (g_bytes_get_size (bytes) == 0)
     return;
-  if (g_bytes_get_size (bytes) > RECORD_MAX_SIZE)
+  if (g_bytes_get_size (bytes) > record_max_size ())
     {
-      g_warning ("Ignoring %s: larger than %u bytes", self->record_path, RECORD_MAX_SIZE);
+      g_warning ("Ignoring %s: larger than %" G_GSIZE_FORMAT " bytes", self->record_path,
+                 record_max_size ());
       return;
     }
   state = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
@@ -382,6 +400,18 @@ sr_portal_record_save_now (SrPortal *self)
   g_variant_builder_add (&builder, "{sv}", "instances", g_variant_builder_end (&instances));
   state = g_variant_ref_sink (g_variant_builder_end (&builder));
   bytes = g_variant_get_data_as_bytes (state);
+  /* One the next start would ignore would lose every app's state: the
+   * last one written stays, until the record is small enough again. */
+  if (g_bytes_get_size (bytes) > record_max_size ())
+    {
+      if (!self->record_too_large)
+        g_warning ("Not writing %s: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+                   " read at the next start; it keeps what it held", self->record_path,
+                   g_bytes_get_size (bytes), record_max_size ());
+      self->record_too_large = TRUE;
+      return;
+    }
+  self->record_too_large = FALSE;
   sr_record_writer_write (self->writer, bytes);
 }
 

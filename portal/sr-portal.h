@@ -105,6 +105,7 @@ typedef struct {
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
   SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
+  gboolean record_too_large;     /* the last snapshot was not written: too large */
   guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */

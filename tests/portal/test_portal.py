@@ -864,6 +864,32 @@ class TestBounds(PortalTestCase):
         self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
 
 
+    def test_a_record_past_the_size_read_at_start_is_not_written(self):
+        # Within the bounds, many instances (of many apps, in a real
+        # session) still make a large record: the limit lowered to 2 KiB
+        # (SR_PORTAL_RECORD_MAX_SIZE in test builds) for 40 sessions.
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        kept = self.record_apps()['org.example.Editor']
+        mallory = self.app('org.example.Mallory', token='first')
+        self.open_sessions(mallory, 40, 'm')
+        mallory.crash()
+        self.sync_frontend()
+        self.assertLessEqual(os.path.getsize(self.record), 2048)
+        self.assertEqual(self.record_apps()['org.example.Editor'], kept)
+        self.stop(self.backend)
+        with open(os.path.join(self.s.root, 'backend.log')) as f:
+            log = f.read()
+        self.assertEqual(log.count('Not writing '), 1, log)
+        self.assertNotIn('Ignoring ', log)
+        # The next start reads it: the editor's state is still its own.
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
+        again = self.app('org.example.Editor', token='again')
+        self.assertEqual((again.reason, again.instance_id), (LAUNCH, editor.instance_id))
+
 class LateApp(PortalApp):
     """An app that answers SaveHint only when told to (answer())."""
 
