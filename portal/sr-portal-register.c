@@ -152,7 +152,7 @@ finish_register (RegisterCall    *call,
   session->answered = TRUE;
   /* Closed while policyd was being asked: nothing more will come. */
   if (session->closed && g_hash_table_lookup (self->sessions, session->handle) == session)
-    g_hash_table_remove (self->sessions, session->handle);
+    sr_portal_session_remove (self, session);
   register_call_free (call);
 }
 

@@ -11,7 +11,8 @@
  * GDBus subtree dispatches only to its direct children: a message filter
  * registers a subtree (with G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES)
  * for each SENDER the first time a message for it arrives, before GDBus
- * dispatches that message; the last session of a SENDER to close takes it
+ * dispatches that message; the last session of a SENDER to go (closed and
+ * answered, in either order), or a Close that finds no session, takes it
  * away again.
  *
  * Close and Close2 are answered at once (the frontend blocks a thread on
@@ -110,6 +111,18 @@ drop_sender_subtree (SrPortal   *self,
   g_mutex_unlock (&self->subtree_lock);
 }
 
+/* @session leaves the table; its sender's subtree goes with the last of
+ * its sessions. */
+void
+sr_portal_session_remove (SrPortal        *self,
+                          SrPortalSession *session)
+{
+  g_autofree char *handle = g_strdup (session->handle);
+
+  g_hash_table_remove (self->sessions, handle);
+  drop_sender_subtree (self, handle);
+}
+
 /* What the record learns from a close. */
 void
 sr_portal_session_close (SrPortal        *self,
@@ -182,15 +195,14 @@ close_handle (SrPortal    *self,
        * come first. */
       if (kind != SR_CLOSE_VOLUNTARY && g_hash_table_size (self->tombstones) < MAX_TOMBSTONES)
         g_hash_table_add (self->tombstones, g_strdup (handle));
+      /* The subtree this Close was dispatched by serves nothing else. */
+      drop_sender_subtree (self, handle);
       return;
     }
   sr_portal_session_close (self, session, kind);
   /* Register's reply still needs it; it goes once answered. */
   if (session->answered)
-    {
-      g_hash_table_remove (self->sessions, handle);
-      drop_sender_subtree (self, handle);
-    }
+    sr_portal_session_remove (self, session);
 }
 
 /* On GDBus's worker thread: the subtrees are registered from the filter,

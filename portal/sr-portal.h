@@ -165,6 +165,8 @@ SrPortalSession *sr_portal_session_new (SrPortal   *self,
                                         const char *frontend,
                                         const char *app_id);
 void       sr_portal_session_free      (SrPortalSession *session);
+void       sr_portal_session_remove    (SrPortal   *self,
+                                        SrPortalSession *session);
 void       sr_portal_session_close     (SrPortal   *self,
                                         SrPortalSession *session,
                                         SrCloseKind kind);

@@ -4,6 +4,7 @@ through a stand-in of xdg-desktop-portal's frontend
 policyd with real dconf."""
 import json
 import os
+import re
 import signal
 import subprocess
 
@@ -272,6 +273,40 @@ class TestSessionObject(PortalTestCase):
         if os.path.exists(log):
             with open(log) as f:
                 self.assertIn('ERROR SUMMARY: 0 errors', f.read())
+
+    def session_nodes(self):
+        """The senders the backend serves session objects for."""
+        xml = self.backend_call('/org/freedesktop/portal/desktop/session',
+                                'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
+        return re.findall(r'<node name="([^"]+)"', xml)
+
+    def test_sessions_closed_around_register_leave_no_object(self):
+        # An app that leaves as it registers: the frontend's Close2 comes
+        # before Register, or while policyd is asked. Each such sender's
+        # objects stayed served for good, a few hundred bytes a connection.
+        def close2(handle):
+            self.backend_call(handle, IMPL_SESSION, 'Close2',
+                              GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)))
+
+        def register(handle, callback=None):
+            args = ('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+                    'Register', GLib.Variant('(osa{sv})', (handle, 'org.example.Editor', {})))
+            if callback is None:
+                return self.backend_call(*args)
+            self.s.bus.call(BACKEND_NAME, *args, None, Gio.DBusCallFlags.NONE, 30000, None,
+                            callback, None)
+        replies = []
+        for i in range(10):
+            close2(f'/org/freedesktop/portal/desktop/session/1_{i}/before')
+            register(f'/org/freedesktop/portal/desktop/session/1_{i}/before')
+            register(f'/org/freedesktop/portal/desktop/session/2_{i}/during',
+                     lambda conn, result, data: replies.append(conn.call_finish(result)))
+            close2(f'/org/freedesktop/portal/desktop/session/2_{i}/during')
+        self.s.wait_until(lambda: len(replies) == 10, what='the Registers closed meanwhile')
+        a = self.app('org.example.Editor')
+        a.quit()
+        self.sync_frontend()
+        self.assertEqual(self.session_nodes(), [])
 
     def test_path_reused_after_close(self):
         a = self.app('org.example.Editor')
