@@ -12,8 +12,8 @@
  * registers a subtree (with G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES)
  * for each SENDER the first time a message for it arrives, before GDBus
  * dispatches that message; the last session of a SENDER to go (closed and
- * answered, in either order), or a Close that finds no session, takes it
- * away again.
+ * answered, in either order; a Close before its Register, once that
+ * Register is answered) takes it away again.
  *
  * Close and Close2 are answered at once (the frontend blocks a thread on
  * them), may come before Register has been answered, and leave the path
@@ -195,8 +195,12 @@ close_handle (SrPortal    *self,
        * come first. */
       if (kind != SR_CLOSE_VOLUNTARY && g_hash_table_size (self->tombstones) < MAX_TOMBSTONES)
         g_hash_table_add (self->tombstones, g_strdup (handle));
-      /* The subtree this Close was dispatched by serves nothing else. */
-      drop_sender_subtree (self, handle);
+      /* Nothing more to serve there, but for the sender's other Close
+       * calls that came before their Register too: its subtree goes
+       * once that Register is answered, or now if no Register will
+       * find this one. */
+      else
+        drop_sender_subtree (self, handle);
       return;
     }
   sr_portal_session_close (self, session, kind);
