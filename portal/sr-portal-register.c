@@ -305,6 +305,7 @@ handle_register (SrPortal        *self,
                  const char      *app_id)
 {
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GError) error = NULL;
   SrPortalSession *session;
   RegisterCall *call;
   gboolean closed_before, interactive = FALSE;
@@ -336,9 +337,11 @@ handle_register (SrPortal        *self,
   call->self = self;
   call->connection = g_object_ref (connection);
   call->message = g_object_ref (message);
-  if (*app_id != '\0' && !sr_app_id_validate (app_id, NULL))
+  if (*app_id != '\0' && !sr_app_id_validate (app_id, &error))
     {
-      g_message ("Register: “%s” is not an app id: restoring nothing", app_id);
+      /* Its words, not the id itself: a caller's id may be megabytes
+       * long, or hold a line break and a log line of its own. */
+      g_message ("Register: %s: restoring nothing", error->message);
       app_id = "";
     }
   call->session = session = sr_portal_session_new (self, handle,

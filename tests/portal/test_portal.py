@@ -195,14 +195,32 @@ class TestSessionObject(PortalTestCase):
     def test_messages_in_the_users_character_set(self):
         # The backend takes LC_CTYPE (C.UTF-8 here) only when it writes:
         # its messages are still written in it, not as "?".
-        self.assertIn('Register: “not an app” is not an app id', self.log_of_a_bad_register('q'))
+        self.assertIn('Register: “not an app” is not a valid application id', self.log_of_a_bad_register('q'))
 
     def test_messages_in_ascii_where_the_locale_has_no_more(self):
         # Under LANG=C the backend's typographic quotes become their ASCII
         # look-alikes (common/sr-log.c, as policyd's), not "?".
         self.stop(self.backend)
         self.start_backend(LANG='C', LC_ALL='C')
-        self.assertIn('Register: "not an app" is not an app id', self.log_of_a_bad_register('c'))
+        self.assertIn('Register: "not an app" is not a valid application id', self.log_of_a_bad_register('c'))
+
+    def test_a_bad_app_id_is_logged_short_and_on_one_line(self):
+        # A caller on the host names the app: its words go to the log only
+        # as the reason the id is refused.
+        for token, app_id in (('long', 'org.example.' + 'x' * (1 << 20)),
+                              ('forged', 'x\nsr-portal-register-Message: forged line')):
+            self.assertEqual(self.backend_call('/org/freedesktop/portal/desktop',
+                                               'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                               GLib.Variant('(osa{sv})', (
+                                                   f'/org/freedesktop/portal/desktop/session/1_99/{token}',
+                                                   app_id, {})))[0], {'restore-reason': PRISTINE})
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            log = f.read()
+        self.assertLess(len(log), 4096)
+        self.assertIn('Register: The app id is 1048588 bytes long; at most 255 are allowed', log)
+        self.assertIn('Register: The app id contains a control character', log)
+        self.assertNotIn('forged line', log)
 
     def test_register_refuses_bad_calls(self):
         # Register is taken by the backend's filter: its errors are its own.
