@@ -18,6 +18,9 @@
  * its Close, or a burst of apps starting, make one snapshot and one write
  * instead of one each, and neither the snapshot nor the write is on the
  * path of a reply. The session's end, Sync and the exit write at once.
+ * A snapshot larger than the next start reads (RECORD_MAX_SIZE) is not
+ * written: the record on disk keeps the last state that fits, rather
+ * than one the next start would ignore whole.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,9 +36,35 @@
 #define RECORD_VERSION 1
 #define RECORD_MAX_SIZE (16 * 1024 * 1024)
 #define INSTANCES_TYPE "a{s(a{sv}aa{sv})}"
+/* What one app can make the record keep, whatever it does: an app opens
+ * sessions, crashes, quits and leaves discards unconfirmed as it likes,
+ * and without a bound its entry would grow with each (a hundred thousand
+ * sessions open at once, then a crash, make a record past
+ * RECORD_MAX_SIZE, which the next start ignores: every app's state would
+ * be lost). An app's Register past MAX_INSTANCES instances running gets
+ * PRISTINE and no id (sr-portal-register.c); a record read with more
+ * keeps those saved last, the others' ids to discard; past MAX_DISCARD
+ * ids to discard (or cleared) the oldest is no longer asked for, and
+ * the app keeps whatever it saved under it. */
+#define MAX_INSTANCES 64
+#define MAX_DISCARD 128
 /* Long enough to take in a Register and its Close; short enough that a
  * backend killed mid-session loses little of what it learnt. */
 #define SAVE_DELAY_MS 100
+
+/* The largest record read, and written. */
+static gsize
+record_max_size (void)
+{
+#if SR_TEST_BUILD
+  /* So that a test reaches it with a few sessions. */
+  const char *test_max = g_getenv ("SR_PORTAL_RECORD_MAX_SIZE");
+
+  if (test_max != NULL)
+    return g_ascii_strtoull (test_max, NULL, 10);
+#endif
+  return RECORD_MAX_SIZE;
+}
 
 static void
 instance_free (SrInstance *instance)
@@ -105,20 +134,53 @@ sr_portal_app_remove_instance (SrApp      *app,
   g_ptr_array_remove (app->instances, instance);
 }
 
+/* @id to @ids once, the oldest dropped past MAX_DISCARD. */
+static void
+add_id (GPtrArray  *ids,
+        const char *id)
+{
+  if (g_ptr_array_find_with_equal_func (ids, id, g_str_equal, NULL))
+    return;
+  if (ids->len >= MAX_DISCARD)
+    g_ptr_array_remove_index (ids, 0);
+  g_ptr_array_add (ids, g_strdup (id));
+}
+
 void
 sr_portal_app_discard (SrApp      *app,
                        const char *id)
 {
-  if (!g_ptr_array_find_with_equal_func (app->discard, id, g_str_equal, NULL))
-    g_ptr_array_add (app->discard, g_strdup (id));
+  add_id (app->discard, id);
 }
 
 static void
 add_cleared (SrApp      *app,
              const char *id)
 {
-  if (!g_ptr_array_find_with_equal_func (app->cleared_ids, id, g_str_equal, NULL))
-    g_ptr_array_add (app->cleared_ids, g_strdup (id));
+  add_id (app->cleared_ids, id);
+}
+
+/* Room for one more instance of @app: FALSE when MAX_INSTANCES of them
+ * are running. */
+gboolean
+sr_portal_app_make_room (SrApp *app)
+{
+  while (app->instances->len >= MAX_INSTANCES)
+    {
+      SrInstance *oldest = NULL;
+
+      for (guint i = 0; i < app->instances->len; i++)
+        {
+          SrInstance *instance = g_ptr_array_index (app->instances, i);
+          if (instance->live == NULL && (oldest == NULL || instance->saved_at < oldest->saved_at))
+            oldest = instance;
+        }
+      if (oldest == NULL)
+        return FALSE;
+      sr_portal_app_discard (app, oldest->id);
+      sr_portal_app_remove_instance (app, oldest);
+    }
+  return TRUE;
 }
 
 static void
@@ -200,6 +262,8 @@ load_app (SrPortal   *self,
           g_free (id);
           continue;
         }
+      /* A record written before the bound: the next write keeps the newest. */
+      sr_portal_app_make_room (app);
       instance = sr_portal_app_add_instance (app, id);
       g_variant_lookup (dict, "crashed", "b", &instance->crashed);
       g_variant_lookup (dict, "saved-at", "x", &instance->saved_at);
@@ -242,9 +306,10 @@ sr_portal_record_load (SrPortal *self)
   bytes = g_mapped_file_get_bytes (file);
   if (g_bytes_get_size (bytes) == 0)
     return;
-  if (g_bytes_get_size (bytes) > RECORD_MAX_SIZE)
+  if (g_bytes_get_size (bytes) > record_max_size ())
     {
-      g_warning ("Ignoring %s: larger than %u bytes", self->record_path, RECORD_MAX_SIZE);
+      g_warning ("Ignoring %s: larger than %" G_GSIZE_FORMAT " bytes", self->record_path,
+                 record_max_size ());
       return;
     }
   state = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
@@ -335,6 +400,18 @@ sr_portal_record_save_now (SrPortal *self)
   g_variant_builder_add (&builder, "{sv}", "instances", g_variant_builder_end (&instances));
   state = g_variant_ref_sink (g_variant_builder_end (&builder));
   bytes = g_variant_get_data_as_bytes (state);
+  /* One the next start would ignore would lose every app's state: the
+   * last one written stays, until the record is small enough again. */
+  if (g_bytes_get_size (bytes) > record_max_size ())
+    {
+      if (!self->record_too_large)
+        g_warning ("Not writing %s: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+                   " read at the next start; it keeps what it held", self->record_path,
+                   g_bytes_get_size (bytes), record_max_size ());
+      self->record_too_large = TRUE;
+      return;
+    }
+  self->record_too_large = FALSE;
   sr_record_writer_write (self->writer, bytes);
 }
 

@@ -152,7 +152,7 @@ finish_register (RegisterCall    *call,
   session->answered = TRUE;
   /* Closed while policyd was being asked: nothing more will come. */
   if (session->closed && g_hash_table_lookup (self->sessions, session->handle) == session)
-    g_hash_table_remove (self->sessions, session->handle);
+    sr_portal_session_remove (self, session);
   register_call_free (call);
 }
 
@@ -252,6 +252,15 @@ pick_instance (SrPortal        *self,
 
   *out_interactive = FALSE;
   *out_had_state = TRUE;
+  if (instance == NULL && !sr_portal_app_make_room (app))
+    {
+      /* As many instances of it running as the record keeps: this one
+       * gets no id, so that it saves nothing the record would not know. */
+      g_debug ("%s: %u instances running already", app->app_id, app->instances->len);
+      *out_had_state = FALSE;
+      *out_saved_at = 0;
+      return SR_RESTORE_REASON_PRISTINE;
+    }
   if (instance == NULL)
     {
       gint64 saved_at = 0;
@@ -296,6 +305,7 @@ handle_register (SrPortal        *self,
                  const char      *app_id)
 {
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GError) error = NULL;
   SrPortalSession *session;
   RegisterCall *call;
   gboolean closed_before, interactive = FALSE;
@@ -327,9 +337,11 @@ handle_register (SrPortal        *self,
   call->self = self;
   call->connection = g_object_ref (connection);
   call->message = g_object_ref (message);
-  if (*app_id != '\0' && !sr_app_id_validate (app_id, NULL))
+  if (*app_id != '\0' && !sr_app_id_validate (app_id, &error))
     {
-      g_message ("Register: “%s” is not an app id: restoring nothing", app_id);
+      /* Its words, not the id itself: a caller's id may be megabytes
+       * long, or hold a line break and a log line of its own. */
+      g_message ("Register: %s: restoring nothing", error->message);
       app_id = "";
     }
   call->session = session = sr_portal_session_new (self, handle,
@@ -346,6 +358,12 @@ handle_register (SrPortal        *self,
     }
 
   call->reason = pick_instance (self, session, &saved_at, &interactive, &call->had_state);
+  if (session->instance_id == NULL)
+    {
+      session->closed = closed_before;
+      finish_register (call, call->reason);
+      return;
+    }
   if (closed_before)
     sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
   sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,

@@ -11,8 +11,9 @@
  * GDBus subtree dispatches only to its direct children: a message filter
  * registers a subtree (with G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES)
  * for each SENDER the first time a message for it arrives, before GDBus
- * dispatches that message; the last session of a SENDER to close takes it
- * away again.
+ * dispatches that message; the last session of a SENDER to go (closed and
+ * answered, in either order; a Close before its Register, once that
+ * Register is answered) takes it away again.
  *
  * Close and Close2 are answered at once (the frontend blocks a thread on
  * them), may come before Register has been answered, and leave the path
@@ -110,6 +111,18 @@ drop_sender_subtree (SrPortal   *self,
   g_mutex_unlock (&self->subtree_lock);
 }
 
+/* @session leaves the table; its sender's subtree goes with the last of
+ * its sessions. */
+void
+sr_portal_session_remove (SrPortal        *self,
+                          SrPortalSession *session)
+{
+  g_autofree char *handle = g_strdup (session->handle);
+
+  g_hash_table_remove (self->sessions, handle);
+  drop_sender_subtree (self, handle);
+}
+
 /* What the record learns from a close. */
 void
 sr_portal_session_close (SrPortal        *self,
@@ -182,15 +195,18 @@ close_handle (SrPortal    *self,
        * come first. */
       if (kind != SR_CLOSE_VOLUNTARY && g_hash_table_size (self->tombstones) < MAX_TOMBSTONES)
         g_hash_table_add (self->tombstones, g_strdup (handle));
+      /* Nothing more to serve there, but for the sender's other Close
+       * calls that came before their Register too: its subtree goes
+       * once that Register is answered, or now if no Register will
+       * find this one. */
+      else
+        drop_sender_subtree (self, handle);
       return;
     }
   sr_portal_session_close (self, session, kind);
   /* Register's reply still needs it; it goes once answered. */
   if (session->answered)
-    {
-      g_hash_table_remove (self->sessions, handle);
-      drop_sender_subtree (self, handle);
-    }
+    sr_portal_session_remove (self, session);
 }
 
 /* On GDBus's worker thread: the subtrees are registered from the filter,

@@ -105,6 +105,7 @@ typedef struct {
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
   SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
+  gboolean record_too_large;     /* the last snapshot was not written: too large */
   guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */
@@ -150,6 +151,7 @@ void       sr_portal_app_remove_instance (SrApp    *app,
                                           SrInstance *instance);
 void       sr_portal_app_discard       (SrApp      *app,
                                         const char *id);
+gboolean   sr_portal_app_make_room     (SrApp      *app);
 void       sr_portal_record_forget     (SrPortal   *self,
                                         const char * const *app_ids);
 void       sr_app_free                 (SrApp      *app);
@@ -163,6 +165,8 @@ SrPortalSession *sr_portal_session_new (SrPortal   *self,
                                         const char *frontend,
                                         const char *app_id);
 void       sr_portal_session_free      (SrPortalSession *session);
+void       sr_portal_session_remove    (SrPortal   *self,
+                                        SrPortalSession *session);
 void       sr_portal_session_close     (SrPortal   *self,
                                         SrPortalSession *session,
                                         SrCloseKind kind);

@@ -4,6 +4,7 @@ through a stand-in of xdg-desktop-portal's frontend
 policyd with real dconf."""
 import json
 import os
+import re
 import signal
 import subprocess
 
@@ -194,14 +195,32 @@ class TestSessionObject(PortalTestCase):
     def test_messages_in_the_users_character_set(self):
         # The backend takes LC_CTYPE (C.UTF-8 here) only when it writes:
         # its messages are still written in it, not as "?".
-        self.assertIn('Register: “not an app” is not an app id', self.log_of_a_bad_register('q'))
+        self.assertIn('Register: “not an app” is not a valid application id', self.log_of_a_bad_register('q'))
 
     def test_messages_in_ascii_where_the_locale_has_no_more(self):
         # Under LANG=C the backend's typographic quotes become their ASCII
         # look-alikes (common/sr-log.c, as policyd's), not "?".
         self.stop(self.backend)
         self.start_backend(LANG='C', LC_ALL='C')
-        self.assertIn('Register: "not an app" is not an app id', self.log_of_a_bad_register('c'))
+        self.assertIn('Register: "not an app" is not a valid application id', self.log_of_a_bad_register('c'))
+
+    def test_a_bad_app_id_is_logged_short_and_on_one_line(self):
+        # A caller on the host names the app: its words go to the log only
+        # as the reason the id is refused.
+        for token, app_id in (('long', 'org.example.' + 'x' * (1 << 20)),
+                              ('forged', 'x\nsr-portal-register-Message: forged line')):
+            self.assertEqual(self.backend_call('/org/freedesktop/portal/desktop',
+                                               'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                               GLib.Variant('(osa{sv})', (
+                                                   f'/org/freedesktop/portal/desktop/session/1_99/{token}',
+                                                   app_id, {})))[0], {'restore-reason': PRISTINE})
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            log = f.read()
+        self.assertLess(len(log), 4096)
+        self.assertIn('Register: The app id is 1048588 bytes long; at most 255 are allowed', log)
+        self.assertIn('Register: The app id contains a control character', log)
+        self.assertNotIn('forged line', log)
 
     def test_register_refuses_bad_calls(self):
         # Register is taken by the backend's filter: its errors are its own.
@@ -272,6 +291,40 @@ class TestSessionObject(PortalTestCase):
         if os.path.exists(log):
             with open(log) as f:
                 self.assertIn('ERROR SUMMARY: 0 errors', f.read())
+
+    def session_nodes(self):
+        """The senders the backend serves session objects for."""
+        xml = self.backend_call('/org/freedesktop/portal/desktop/session',
+                                'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
+        return re.findall(r'<node name="([^"]+)"', xml)
+
+    def test_sessions_closed_around_register_leave_no_object(self):
+        # An app that leaves as it registers: the frontend's Close2 comes
+        # before Register, or while policyd is asked. Each such sender's
+        # objects stayed served for good, a few hundred bytes a connection.
+        def close2(handle):
+            self.backend_call(handle, IMPL_SESSION, 'Close2',
+                              GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)))
+
+        def register(handle, callback=None):
+            args = ('/org/freedesktop/portal/desktop', 'org.freedesktop.impl.portal.SaveRestore',
+                    'Register', GLib.Variant('(osa{sv})', (handle, 'org.example.Editor', {})))
+            if callback is None:
+                return self.backend_call(*args)
+            self.s.bus.call(BACKEND_NAME, *args, None, Gio.DBusCallFlags.NONE, 30000, None,
+                            callback, None)
+        replies = []
+        for i in range(10):
+            close2(f'/org/freedesktop/portal/desktop/session/1_{i}/before')
+            register(f'/org/freedesktop/portal/desktop/session/1_{i}/before')
+            register(f'/org/freedesktop/portal/desktop/session/2_{i}/during',
+                     lambda conn, result, data: replies.append(conn.call_finish(result)))
+            close2(f'/org/freedesktop/portal/desktop/session/2_{i}/during')
+        self.s.wait_until(lambda: len(replies) == 10, what='the Registers closed meanwhile')
+        a = self.app('org.example.Editor')
+        a.quit()
+        self.sync_frontend()
+        self.assertEqual(self.session_nodes(), [])
 
     def test_path_reused_after_close(self):
         a = self.app('org.example.Editor')
@@ -753,6 +806,142 @@ class TestRecordDurability(PortalTestCase):
         c = self.app('org.example.Editor', token='c')
         self.assertEqual((c.reason, c.instance_id), (LAUNCH, a.instance_id))
 
+
+class TestBounds(PortalTestCase):
+    """What one app can make the record keep (sr-portal-record.c's
+    MAX_INSTANCES and MAX_DISCARD): without a bound a sandboxed app grows
+    its entry with every session it opens and every quit it leaves
+    unconfirmed, until the record passes the size the next start reads,
+    which then loses every app's state."""
+    MAX_INSTANCES = 64
+    MAX_DISCARD = 128
+
+    def open_sessions(self, app, count, prefix):
+        registrations = []
+        for i in range(count):
+            app.token = f'{prefix}{i}'
+            registrations.append((app.token, app.register(obey=False)))
+        return registrations
+
+    def app_entry(self, app_id):
+        props, instances = self.record_apps()[app_id]
+        return props, [i['instance-id'] for i in instances]
+
+    def test_instances_of_one_app_are_bounded(self):
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        kept = self.record_apps()['org.example.Editor']
+        mallory = self.app('org.example.Mallory', token='first')
+        first = mallory.registration
+        opened = self.open_sessions(mallory, self.MAX_INSTANCES + 6, 'm')
+        ids = [r.get('instance-id') for r in [first] + [r for _, r in opened]]
+        given = [i for i in ids if i is not None]
+        self.assertEqual(len(given), self.MAX_INSTANCES)
+        self.assertEqual(len(set(given)), len(given))
+        # Past the bound: PRISTINE, and no id to save anything under.
+        for _, registration in opened[self.MAX_INSTANCES - 1:]:
+            self.assertEqual(registration['restore-reason'], PRISTINE)
+            self.assertNotIn('instance-id', registration)
+        mallory.crash()
+        self.sync_frontend()
+        _, instances = self.app_entry('org.example.Mallory')
+        self.assertEqual(sorted(instances), sorted(given))
+        # The editor's entry is untouched; the next Register takes one of
+        # the crashed instances (under a fresh id, as policyd's crash-loop
+        # guard holds the app back) rather than adding one.
+        self.assertEqual(self.record_apps()['org.example.Editor'], kept)
+        again = self.app('org.example.Mallory', token='again')
+        self.sync_frontend()
+        _, instances = self.app_entry('org.example.Mallory')
+        self.assertEqual(len(instances), self.MAX_INSTANCES)
+        self.assertIn(again.instance_id, instances)
+
+    def test_unconfirmed_discards_are_bounded(self):
+        mallory = self.app('org.example.Mallory', token='first')
+        mallory.quit()
+        self.sync_frontend()
+        # Rounds of sessions quit one after another, never confirming a
+        # discard: each quit after the first puts an id to discard.
+        for round_ in range(3):
+            mallory = PortalApp(self.s.session_bus.address, self.s.state_home,
+                                'org.example.Mallory', register=False)
+            opened = self.open_sessions(mallory, self.MAX_INSTANCES, f'r{round_}_')
+            self.assertTrue(all('instance-id' in r for _, r in opened))
+            prefix = mallory.handle[:mallory.handle.rindex('/') + 1]
+            for token, _ in opened:
+                mallory.call('org.freedesktop.portal.Session', 'Close', path=prefix + token)
+            mallory.crash()
+            self.sync_frontend()
+        props, _ = self.app_entry('org.example.Mallory')
+        discard = props['discarded-instance-ids']
+        self.assertEqual(len(discard), self.MAX_DISCARD)
+        last = self.app('org.example.Mallory', token='last')
+        asked = last.registration['discard-instance-ids']
+        self.assertEqual(sorted(asked), sorted(discard))
+        # The newest are kept: the last round's, but for the one the
+        # next launch took.
+        newest = [r['instance-id'] for _, r in opened]
+        self.assertEqual(last.instance_id, newest[-1])
+        self.assertLessEqual(set(newest[:-1]), set(asked))
+
+    def test_an_oversized_entry_is_cut_down_at_the_next_start(self):
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        # A record written before the bound: 200 crashed instances.
+        props, _ = self.app_entry('org.example.Editor')
+        now = GLib.get_real_time()
+        instances = GLib.Variant('a{s(a{sv}aa{sv})}', {
+            'org.example.Editor': ({'next-instance-id': GLib.Variant('s', props['next-instance-id']),
+                                    'next-saved-at': GLib.Variant('x', props['next-saved-at'])}, []),
+            'org.example.Mallory': ({}, [{'instance-id': GLib.Variant('s', f'{i:012x}'),
+                                          'crashed': GLib.Variant('b', True),
+                                          'saved-at': GLib.Variant('x', now - (200 - i) * 1000000)}
+                                         for i in range(200)])})
+        with open(self.record, 'wb') as f:
+            f.write(GLib.Variant('a{sv}', {'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
+                                           'instances': instances}).get_data_as_bytes().get_data())
+        self.start_backend()
+        a = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Mallory',
+                      register=False)
+        a.register(obey=False)
+        self.assertEqual(a.reason, RECOVER)
+        self.sync_frontend()
+        props, instances = self.app_entry('org.example.Mallory')
+        # The 64 saved last stay, the 136 others are to be deleted.
+        self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(136, 200)])
+        self.assertEqual(len(props['discarded-instance-ids']), 128)
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
+
+
+    def test_a_record_past_the_size_read_at_start_is_not_written(self):
+        # Within the bounds, many instances (of many apps, in a real
+        # session) still make a large record: the limit lowered to 2 KiB
+        # (SR_PORTAL_RECORD_MAX_SIZE in test builds) for 40 sessions.
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        kept = self.record_apps()['org.example.Editor']
+        mallory = self.app('org.example.Mallory', token='first')
+        self.open_sessions(mallory, 40, 'm')
+        mallory.crash()
+        self.sync_frontend()
+        self.assertLessEqual(os.path.getsize(self.record), 2048)
+        self.assertEqual(self.record_apps()['org.example.Editor'], kept)
+        self.stop(self.backend)
+        with open(os.path.join(self.s.root, 'backend.log')) as f:
+            log = f.read()
+        self.assertEqual(log.count('Not writing '), 1, log)
+        self.assertNotIn('Ignoring ', log)
+        # The next start reads it: the editor's state is still its own.
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
+        again = self.app('org.example.Editor', token='again')
+        self.assertEqual((again.reason, again.instance_id), (LAUNCH, editor.instance_id))
 
 class LateApp(PortalApp):
     """An app that answers SaveHint only when told to (answer())."""
