@@ -2,17 +2,20 @@
  *
  * Whatever owns org.gnome.SessionRestore.Policy answers as the service:
  * while policyd is not running, that may be a sandboxed app that took the
- * name. So the client believes nothing and sends nothing until it has
- * verified the owner as a host process of this user (common/sr-peer.c,
- * compiled into the library), and then talks only to that owner's unique
- * name, which the bus never gives to another connection. When the name
+ * name. So the client believes nothing until it has verified the owner
+ * as a host process of this user (common/sr-peer.c, compiled into the
+ * library), and sends it nothing meanwhile but the GetAll of the
+ * properties, which tells nothing about the caller; then it talks only to
+ * that owner's unique name, which the bus never gives to another
+ * connection. When the name
  * changes hands, the new owner is verified again; until then the service
  * is UNKNOWN and calls fail, or, for a client told to pipeline them, are
  * sent to the name with their answers held until the owner is verified.
  *
  * The settings are mirrored from the service's properties: read once with
- * GetAll (which also makes the client one policyd sends StoredStateCleared
- * to: the signal is not broadcast), then kept from PropertiesChanged. The
+ * GetAll, sent while the owner is verified and taken only if it passes
+ * (which also makes the client one policyd sends StoredStateCleared to:
+ * the signal is not broadcast), then kept from PropertiesChanged. The
  * properties the contract only invalidates are read again when they are.
  *
  * The calls are in sr-policy-client-calls.c, with the calls a
@@ -261,12 +264,41 @@ start_service (GDBusConnection  *connection,
   return reply != NULL;
 }
 
+/* The owner's properties, asked for while it is being verified. */
+typedef struct {
+  GVariant *reply;               /* (owned) (nullable) */
+  GError *error;                 /* (owned) (nullable) */
+  gboolean done;
+} EarlyAll;
+
+static void
+on_early_all_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  EarlyAll *all = user_data;
+
+  all->reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &all->error);
+  all->done = TRUE;
+}
+
+static void
+cancel_early_all (GCancellable *cancellable,
+                  GCancellable *early)
+{
+  g_cancellable_cancel (early);
+}
+
 static void
 resolve_run (Resolve      *resolve,
              GCancellable *cancellable)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GMainContext) context = NULL;
+  g_autoptr(GCancellable) early = NULL;
+  EarlyAll all = { NULL, NULL, FALSE };
+  gulong cancel_id = 0;
+  gboolean verified;
 
   resolve->state = SR_SERVICE_STATE_MISSING;
   resolve->owner = get_name_owner (resolve->connection, cancellable);
@@ -282,25 +314,50 @@ resolve_run (Resolve      *resolve,
     }
   if (resolve->owner == NULL)
     return;
-  if (!sr_peer_verify_sync (resolve->connection, resolve->owner, NULL, NULL, NULL,
-                            cancellable, &error))
+
+  /* The properties, as a proxy would read them, are asked of that owner
+   * (its unique name) while it is verified, and taken only if it passes:
+   * the call says nothing about the caller, and policyd identifies a new
+   * caller at its first call, which then happens meanwhile (1 to 2 ms,
+   * before the first check of a backend starting could be sent). An
+   * owner not to be trusted is not waited for. */
+  context = g_main_context_new ();
+  early = g_cancellable_new ();
+  if (cancellable != NULL)
+    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_early_all),
+                                       g_object_ref (early), g_object_unref);
+  g_main_context_push_thread_default (context);
+  g_dbus_connection_call (resolve->connection, resolve->owner, SR_OBJECT_PATH,
+                          "org.freedesktop.DBus.Properties", "GetAll",
+                          g_variant_new ("(s)", SR_INTERFACE_NAME),
+                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                          -1, early, on_early_all_cb, &all);
+  verified = sr_peer_verify_sync (resolve->connection, resolve->owner, NULL, NULL, NULL,
+                                  cancellable, &error);
+  if (!verified)
+    g_cancellable_cancel (early);
+  while (!all.done)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  g_cancellable_disconnect (cancellable, cancel_id);
+
+  if (!verified)
     {
       resolve->state = SR_SERVICE_STATE_UNTRUSTED;
       resolve->why_not = g_strdup (error->message);
-      return;
     }
-  resolve->state = SR_SERVICE_STATE_RUNNING;
-  /* As a proxy would: a service that does not answer this has no
-   * settings to show, and its calls will say what is wrong. */
-  reply = g_dbus_connection_call_sync (resolve->connection, resolve->owner, SR_OBJECT_PATH,
-                                       "org.freedesktop.DBus.Properties", "GetAll",
-                                       g_variant_new ("(s)", SR_INTERFACE_NAME),
-                                       G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                                       -1, cancellable, &error);
-  if (reply != NULL)
-    resolve->all = g_variant_get_child_value (reply, 0);
   else
-    g_debug ("Could not read the service's properties: %s", error->message);
+    {
+      resolve->state = SR_SERVICE_STATE_RUNNING;
+      /* A service that does not answer this has no settings to show, and
+       * its calls will say what is wrong. */
+      if (all.reply != NULL)
+        resolve->all = g_variant_get_child_value (all.reply, 0);
+      else
+        g_debug ("Could not read the service's properties: %s", all.error->message);
+    }
+  g_clear_pointer (&all.reply, g_variant_unref);
+  g_clear_error (&all.error);
 }
 
 /* Takes what a resolution found, unless the name changed hands since. */

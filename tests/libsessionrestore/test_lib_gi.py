@@ -3,7 +3,8 @@ as a Python or GJS consumer uses it, against a real policyd, real dconf
 and a real session bus: the checks' verdicts and reasons, a setting
 changed with gsettings arriving as a notification, stored-state-cleared
 after a Clear, an owner of the service's name in a sandbox believed
-in nothing and sent nothing, and calls pipelined before the client's
+in nothing and sent no call (only the GetAll of the properties, asked
+while it is verified and not taken), and calls pipelined before the client's
 initialization, answered only by the verified owner."""
 import os
 import subprocess
