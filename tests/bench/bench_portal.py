@@ -61,6 +61,7 @@ FRONTEND = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalfrontend.py')
 ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '30'))
 PER_ROUND = 20
 COLD_STARTS = int(os.environ.get('SR_BENCH_COLD_STARTS', '21'))
+SETTLE_S = 0.2
 REGISTER_TARGET, COLD_TARGET, RSS_TARGET = 1.3, 1.2, 1.1
 EXIT_RATE = 20     # policyd's NOTE_EXIT_RATE
 
@@ -173,13 +174,17 @@ def cold_start(session, command, name, path, iface, method, params, poll=False):
         session.bus.signal_unsubscribe(watch)
         process.terminate()
         process.wait(30)
+        # What its exit sets off (the bus telling everyone, policyd
+        # noting a consumer gone) is over before the next start.
+        time.sleep(SETTLE_S)
 
 
 def measure_cold_starts(session, backends, poll=False):
     """The minimal service and each backend in turns, COLD_STARTS times,
     after one unmeasured start of each (the first start reads what is not
-    yet in the page cache); which starts first in a round rotates, as
-    each starts while the one before it is still exiting."""
+    yet in the page cache); which starts first in a round rotates, and
+    each starts once the one before it has exited and what its exit set
+    off has settled."""
     nothing = GLib.Variant('(sua{sv})', ('org.example.App', 3, {}))
     suffix = 'p' if poll else ''
 
