@@ -201,6 +201,9 @@ stop (GPid pid)
   kill (pid, SIGTERM);
   waitpid (pid, NULL, 0);
   g_spawn_close_pid (pid);
+  /* What the exit sets off (the bus telling everyone of the names it
+   * left) is over before whatever starts next. */
+  g_usleep (200 * 1000);
 }
 
 static void
