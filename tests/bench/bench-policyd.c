@@ -272,7 +272,7 @@ cold_start (GDBusConnection *bus, char **argv, const Call *c, GPid *out_pid)
 static double
 cold_start_polling (GDBusConnection *bus, char **argv, const Call *c)
 {
-  gint64 start = g_get_monotonic_time ();
+  gint64 start = g_get_monotonic_time (), end;
   GPid pid = spawn (argv);
 
   for (;;)
@@ -282,8 +282,9 @@ cold_start_polling (GDBusConnection *bus, char **argv, const Call *c)
         break;
       g_usleep (200);
     }
+  end = g_get_monotonic_time ();
   stop (pid);
-  return (g_get_monotonic_time () - start) / 1000.0;
+  return (end - start) / 1000.0;
 }
 
 static double
