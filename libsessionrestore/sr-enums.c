@@ -69,7 +69,8 @@
  * @SR_SERVICE_STATE_MISSING: nobody owns the service's name
  * @SR_SERVICE_STATE_UNTRUSTED: the name is owned by a sandboxed process
  *   or another user's: nothing it says is believed, and nothing is sent to
- *   it but the GetAll of the properties asked while it was being verified
+ *   it but the GetAll of the properties asked while it was being found and
+ *   verified
  *
  * Whether the owner of the service's name can be believed.
  */

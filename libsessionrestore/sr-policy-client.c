@@ -5,17 +5,19 @@
  * name. So the client believes nothing until it has verified the owner
  * as a host process of this user (common/sr-peer.c, compiled into the
  * library), and sends it nothing meanwhile but the GetAll of the
- * properties, which tells nothing about the caller; then it talks only to
- * that owner's unique name, which the bus never gives to another
- * connection. When the name
+ * properties, which tells nothing about the caller (asked of the name
+ * before its owner is known, and taken only if the owner verified
+ * answered it); then it talks only to that owner's unique name, which the
+ * bus never gives to another connection. When the name
  * changes hands, the new owner is verified again; until then the service
  * is UNKNOWN and calls fail, or, for a client told to pipeline them, are
  * sent to the name with their answers held until the owner is verified.
  *
  * The settings are mirrored from the service's properties: read once with
- * GetAll, sent while the owner is verified and taken only if it passes
- * (which also makes the client one policyd sends StoredStateCleared to:
- * the signal is not broadcast), then kept from PropertiesChanged. The
+ * GetAll, sent while the owner is found and verified and taken only if
+ * it passes (which also makes the client one policyd sends
+ * StoredStateCleared to: the signal is not broadcast), then kept from
+ * PropertiesChanged. The
  * properties the contract only invalidates are read again when they are.
  *
  * The calls are in sr-policy-client-calls.c, with the calls a
@@ -264,9 +266,9 @@ start_service (GDBusConnection  *connection,
   return reply != NULL;
 }
 
-/* The owner's properties, asked for while it is being verified. */
+/* The owner's properties, asked for while it is being found and verified. */
 typedef struct {
-  GVariant *reply;               /* (owned) (nullable) */
+  GDBusMessage *reply;           /* (owned) (nullable) */
   GError *error;                 /* (owned) (nullable) */
   gboolean done;
 } EarlyAll;
@@ -278,8 +280,69 @@ on_early_all_cb (GObject      *source,
 {
   EarlyAll *all = user_data;
 
-  all->reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &all->error);
+  all->reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source),
+                                                                 result, &all->error);
   all->done = TRUE;
+}
+
+/* GetAll to @destination; the answer's sender says who answered. */
+static void
+early_all_send (EarlyAll        *all,
+                GDBusConnection *connection,
+                const char      *destination,
+                GCancellable    *cancellable)
+{
+  g_autoptr(GDBusMessage) message =
+    g_dbus_message_new_method_call (destination, SR_OBJECT_PATH,
+                                    "org.freedesktop.DBus.Properties", "GetAll");
+
+  g_dbus_message_set_body (message, g_variant_new ("(s)", SR_INTERFACE_NAME));
+  g_dbus_message_set_flags (message, G_DBUS_MESSAGE_FLAGS_NO_AUTO_START);
+  all->done = FALSE;
+  g_dbus_connection_send_message_with_reply (connection, message,
+                                             G_DBUS_SEND_MESSAGE_FLAGS_NONE, -1, NULL,
+                                             cancellable, on_early_all_cb, all);
+}
+
+/* In the context it was sent from, pushed as the thread's default. */
+static void
+early_all_wait (EarlyAll     *all,
+                GMainContext *context)
+{
+  while (!all->done)
+    g_main_context_iteration (context, TRUE);
+}
+
+static void
+early_all_clear (EarlyAll *all)
+{
+  g_clear_object (&all->reply);
+  g_clear_error (&all->error);
+}
+
+/* The properties in the answer, if @owner sent it. FALSE if it came from
+ * elsewhere: the bus, or an owner the name had before. */
+static gboolean
+early_all_take (EarlyAll    *all,
+                const char  *owner,
+                GVariant   **out_all)
+{
+  g_autoptr(GError) error = NULL;
+  GVariant *body;
+
+  *out_all = NULL;
+  if (all->reply == NULL || g_strcmp0 (g_dbus_message_get_sender (all->reply), owner) != 0)
+    return FALSE;
+  body = g_dbus_message_get_body (all->reply);
+  /* A service that does not answer this has no settings to show, and
+   * its calls will say what is wrong. */
+  if (g_dbus_message_to_gerror (all->reply, &error))
+    g_debug ("Could not read the service's properties: %s", error->message);
+  else if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(a{sv})")))
+    g_debug ("Could not read the service's properties: an answer of the wrong type");
+  else
+    *out_all = g_variant_get_child_value (body, 0);
+  return TRUE;
 }
 
 static void
@@ -298,9 +361,23 @@ resolve_run (Resolve      *resolve,
   g_autoptr(GCancellable) early = NULL;
   EarlyAll all = { NULL, NULL, FALSE };
   gulong cancel_id = 0;
-  gboolean verified;
 
   resolve->state = SR_SERVICE_STATE_MISSING;
+  context = g_main_context_new ();
+  early = g_cancellable_new ();
+  if (cancellable != NULL)
+    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_early_all),
+                                       g_object_ref (early), g_object_unref);
+  g_main_context_push_thread_default (context);
+
+  /* The properties, as a proxy would read them, are asked at once of
+   * whatever owns the name, and taken only from the owner found and
+   * verified: the call says nothing about the caller, and policyd
+   * identifies a new caller at its first call, which then happens while
+   * the owner is found and verified (before the first check of a backend
+   * starting could be sent). An owner not to be trusted is not waited
+   * for. */
+  early_all_send (&all, resolve->connection, SR_BUS_NAME, early);
   resolve->owner = get_name_owner (resolve->connection, cancellable);
   if (resolve->owner == NULL && resolve->auto_start)
     {
@@ -308,56 +385,46 @@ resolve_run (Resolve      *resolve,
         {
           resolve->why_not = g_strdup_printf ("not running and could not be started: %s",
                                               error->message);
-          return;
+          goto out;
         }
       resolve->owner = get_name_owner (resolve->connection, cancellable);
+      /* The first was asked of nobody: ask the owner just started. */
+      if (resolve->owner != NULL)
+        {
+          early_all_wait (&all, context);
+          early_all_clear (&all);
+          early_all_send (&all, resolve->connection, resolve->owner, early);
+        }
     }
   if (resolve->owner == NULL)
-    return;
+    goto out;
 
-  /* The properties, as a proxy would read them, are asked of that owner
-   * (its unique name) while it is verified, and taken only if it passes:
-   * the call says nothing about the caller, and policyd identifies a new
-   * caller at its first call, which then happens meanwhile (1 to 2 ms,
-   * before the first check of a backend starting could be sent). An
-   * owner not to be trusted is not waited for. */
-  context = g_main_context_new ();
-  early = g_cancellable_new ();
-  if (cancellable != NULL)
-    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_early_all),
-                                       g_object_ref (early), g_object_unref);
-  g_main_context_push_thread_default (context);
-  g_dbus_connection_call (resolve->connection, resolve->owner, SR_OBJECT_PATH,
-                          "org.freedesktop.DBus.Properties", "GetAll",
-                          g_variant_new ("(s)", SR_INTERFACE_NAME),
-                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                          -1, early, on_early_all_cb, &all);
-  verified = sr_peer_verify_sync (resolve->connection, resolve->owner, NULL, NULL, NULL,
-                                  cancellable, &error);
-  if (!verified)
-    g_cancellable_cancel (early);
-  while (!all.done)
-    g_main_context_iteration (context, TRUE);
-  g_main_context_pop_thread_default (context);
-  g_cancellable_disconnect (cancellable, cancel_id);
-
-  if (!verified)
+  if (!sr_peer_verify_sync (resolve->connection, resolve->owner, NULL, NULL, NULL,
+                            cancellable, &error))
     {
       resolve->state = SR_SERVICE_STATE_UNTRUSTED;
       resolve->why_not = g_strdup (error->message);
+      goto out;
     }
-  else
+  resolve->state = SR_SERVICE_STATE_RUNNING;
+  early_all_wait (&all, context);
+  /* The name changed hands between the two questions: the owner verified
+   * is asked again. */
+  if (!early_all_take (&all, resolve->owner, &resolve->all) &&
+      !g_cancellable_is_cancelled (early))
     {
-      resolve->state = SR_SERVICE_STATE_RUNNING;
-      /* A service that does not answer this has no settings to show, and
-       * its calls will say what is wrong. */
-      if (all.reply != NULL)
-        resolve->all = g_variant_get_child_value (all.reply, 0);
-      else
-        g_debug ("Could not read the service's properties: %s", all.error->message);
+      early_all_clear (&all);
+      early_all_send (&all, resolve->connection, resolve->owner, early);
+      early_all_wait (&all, context);
+      early_all_take (&all, resolve->owner, &resolve->all);
     }
-  g_clear_pointer (&all.reply, g_variant_unref);
-  g_clear_error (&all.error);
+
+out:
+  g_cancellable_cancel (early);
+  early_all_wait (&all, context);
+  early_all_clear (&all);
+  g_main_context_pop_thread_default (context);
+  g_cancellable_disconnect (cancellable, cancel_id);
 }
 
 /* Takes what a resolution found, unless the name changed hands since. */

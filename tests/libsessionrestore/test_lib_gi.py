@@ -4,7 +4,8 @@ and a real session bus: the checks' verdicts and reasons, a setting
 changed with gsettings arriving as a notification, stored-state-cleared
 after a Clear, an owner of the service's name in a sandbox believed
 in nothing and sent no call (only the GetAll of the properties, asked
-while it is verified and not taken), and calls pipelined before the client's
+while it is found and verified and not taken), the settings read from a
+service the client starts, and calls pipelined before the client's
 initialization, answered only by the verified owner."""
 import os
 import subprocess
@@ -106,6 +107,20 @@ class NotifyTest(ClientTestCase):
         self.s.gsettings('set', 'excluded-apps', f"['{A}']")
         self.s.wait_until(lambda: [A] in seen, what='notify::excluded-apps')
         self.assertEqual(client.dup_value('max-age-days').unpack(), 7)
+
+    def test_settings_read_from_the_service_it_starts(self):
+        # The client asks for the properties before it knows who owns the
+        # name; a service it had to start was not there to answer, and is
+        # asked again. The settings are in once the client is made.
+        self.s.stop_policyd()
+        self.s.gsettings('set', 'max-age-days', '9')
+        self.s.gsettings('set', 'excluded-apps', f"['{B}']")
+        self.s.activatable()
+        client = self.client()
+        self.addCleanup(lambda: os.kill(self.s.owner_pid(), 15) if self.s.owner_pid() else None)
+        self.assertEqual(client.get_service_state(), Sr.ServiceState.RUNNING)
+        self.assertEqual(client.get_max_age_days(), 9)
+        self.assertEqual(client.get_excluded_apps(), [B])
 
     def test_service_going_and_coming(self):
         client = self.client()
