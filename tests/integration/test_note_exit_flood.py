@@ -6,7 +6,9 @@ from srtest import (BUS_NAME, ERROR, OBJECT_PATH, IFACE, RECOVER, SLOW, GLib, Gi
                     remote_error)
 
 FLOOD = 5000
-BURST, RATE = 200, 20        # sr-fast-path.c
+BURST, RATE = 200, 20        # sr-fast-path.c: a connection's
+APP_BURST, APP_RATE = 100, 10    # … and one app's share of it
+THRESHOLD = 3                # crash-loop-threshold's default
 APP = 'org.example.Flooder'
 
 
@@ -81,8 +83,11 @@ class NoteExitFloodTest(PolicydTestCase):
 
         # All at once: the filter decides on each as it reads it.
         started = time.monotonic()
+        # Forty apps, each well within its share, more than the filter
+        # keeps shares of at once (32): the connection's limit.
         for i in range(sent):
-            first.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', ('org.example.A', True)),
+            first.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
+                       GLib.Variant('(sb)', (f'org.example.A{i % 40}', True)),
                        None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
         first.flush_sync(None)
         # Each reply is timed as it arrives (blocking iterations).
@@ -114,3 +119,45 @@ class NoteExitFloodTest(PolicydTestCase):
         second.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
                          GLib.Variant('(sb)', ('org.example.B', True)),
                          None, Gio.DBusCallFlags.NONE, 5000 * SLOW, None)
+
+    def test_one_app_s_flood_leaves_the_others_their_share(self):
+        # Every app's exits come through the portal backend's one
+        # connection. One app crashing in a fast loop used up that
+        # connection's budget, and another app's crashes, reported after,
+        # were refused: the guard missed its crash loop.
+        conn = self.connect()
+        looping, crashing = 'org.example.Looping', 'org.example.Crashing'
+        flood = 1000
+        calls = [looping] * flood + [crashing] * THRESHOLD
+        results, replied = [None] * len(calls), [None] * len(calls)
+
+        def on_reply(c, result, i):
+            replied[i] = time.monotonic()
+            try:
+                c.call_finish(result)
+                results[i] = 'counted'
+            except GLib.Error as e:
+                results[i] = (remote_error(e), e.message.partition(': ')[2])
+
+        started = time.monotonic()
+        for i, app in enumerate(calls):
+            conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', (app, False)),
+                      None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
+        conn.flush_sync(None)
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + 60 * SLOW
+        while None in results:
+            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
+            context.iteration(True)
+
+        self.assertEqual(self.s.check_restore(crashing, RECOVER), (0, 'crash-loop'))
+        self.assertEqual(results[flood:], ['counted'] * THRESHOLD, "the other app's exits")
+        counted = results[:flood].count('counted')
+        self.assertEqual(results[:APP_BURST], ['counted'] * APP_BURST, "the looping app's burst")
+        self.assertLessEqual(counted, APP_BURST + APP_RATE * (max(replied) - started) + 1)
+        self.assertEqual(set(results[:flood]) - {'counted'},
+                         {(ERROR + 'Failed', 'Too many exit reports of this app from this '
+                           'connection; this one was not counted')})
+        self.assertEqual(self.s.check_restore(looping, RECOVER), (0, 'crash-loop'))
+        print(f'# {flood} NoteExit of one app, then {THRESHOLD} of another on the same '
+              f'connection: {counted} of the first counted, all of the second')

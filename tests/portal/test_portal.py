@@ -444,10 +444,11 @@ class TestPolicy(PortalTestCase):
             self.assertIn('org.example.Editor: not restoring (launch): ', f.read())
 
     def test_a_burst_of_refused_exit_reports_is_one_warning_and_a_count(self):
-        # 300 apps close at once: policyd takes 200 exit reports from a
-        # connection at once, then 20 a second, and refuses the rest
-        # (sr-fast-path.c). The backend logs the first refusal, then how
-        # many more there were once 5 s have passed, not a warning each;
+        # 300 instances of an app close at once: policyd takes 200 exit
+        # reports from a connection at once, then 20 a second, of one app
+        # half of that, and refuses the rest (sr-fast-path.c). The backend
+        # logs the first refusal, then how many more there were once 5 s
+        # have passed, not a warning each;
         # as it exits, what it has counted meanwhile.
         count = 300
         conn = Gio.DBusConnection.new_for_address_sync(
@@ -482,9 +483,9 @@ class TestPolicy(PortalTestCase):
         found = lines()
         first = [line for line in found if 'Could not tell policyd of an exit: ' in line]
         counts = [line for line in found if ' more exits in 5 s; the last: ' in line]
-        self.assertIn('Too many exit reports from this connection', first[0])
-        self.assertIn('Too many exit reports from this connection', counts[0])
-        # Without the count, a line for each refusal: some 90 of them. A
+        self.assertIn('Too many exit reports of this app from this connection', first[0])
+        self.assertIn('Too many exit reports of this app from this connection', counts[0])
+        # Without the count, a line for each refusal: some 190 of them. A
         # slow run (valgrind) may spread the burst over a second period.
         self.assertLessEqual(len(found), 4, found)
         self.assertEqual(len(found), len(first) + len(counts), found)
