@@ -404,14 +404,14 @@ sr_portal_record_save_now (SrPortal *self)
    * last one written stays, until the record is small enough again. */
   if (g_bytes_get_size (bytes) > record_max_size ())
     {
-      if (!self->record_too_large)
+      if (self->record_too_large == 0)
         g_warning ("Not writing %s: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
                    " read at the next start; it keeps what it held", self->record_path,
                    g_bytes_get_size (bytes), record_max_size ());
-      self->record_too_large = TRUE;
+      self->record_too_large = g_bytes_get_size (bytes);
       return;
     }
-  self->record_too_large = FALSE;
+  self->record_too_large = 0;
   sr_record_writer_write (self->writer, bytes);
 }
 
@@ -444,6 +444,21 @@ sr_portal_record_flush_async (SrPortal            *self,
   if (self->save_id != 0)
     sr_portal_record_save_now (self);
   sr_record_writer_flush_async (self->writer, callback, user_data);
+}
+
+/* FALSE, with the reason in @error, when the last snapshot was not
+ * written (too large): the record keeps an older one. */
+gboolean
+sr_portal_record_check_written (SrPortal  *self,
+                                GError   **error)
+{
+  if (self->record_too_large == 0)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+               "%s was not written: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+               " read at the next start; it keeps what it held before", self->record_path,
+               self->record_too_large, record_max_size ());
+  return FALSE;
 }
 
 /* At exit, after the main loop. */

@@ -944,6 +944,57 @@ class TestBounds(PortalTestCase):
         again = self.app('org.example.Editor', token='again')
         self.assertEqual((again.reason, again.instance_id), (LAUNCH, editor.instance_id))
 
+    def test_a_session_end_not_written_does_not_say_it_was(self):
+        # The session's end said "the open apps are recorded" (the backend's
+        # log, and session-restore-ctl) when the record was too large to be
+        # written, and the disk kept an older one without them.
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
+        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
+        editor = self.app('org.example.Editor')
+        mallory = self.app('org.example.Mallory', token='first')
+        self.open_sessions(mallory, 40, 'm')
+        self.sync_frontend()
+        with open(self.record, 'rb') as f:
+            before = f.read()
+        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
+        self.assertEqual(editor.save_hints, 1)
+        self.assertEqual(ctl.stdout.read(), '')
+        self.assertNotEqual(ctl.returncode, 0)
+        self.assertRegex(ctl.stderr.read(), r'^session-restore-ctl: .*session-restore-portal@[^ ]*'
+                                            r'\.state was not written: \d+ bytes, more than the 2048 '
+                                            r'read at the next start; it keeps what it held before\n$')
+        with open(self.record, 'rb') as f:
+            self.assertEqual(f.read(), before)
+        self.stop(self.backend)
+        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
+            f.seek(log_start)
+            log = f.read().decode()
+        self.assertIn("Could not record the apps open at the session's end: ", log)
+        self.assertNotIn('the open apps are recorded', log)
+
+    def test_a_session_end_written_says_so(self):
+        # The same backend, the record within its limit.
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='65536')
+        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
+        editor = self.app('org.example.Editor')
+        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
+        self.assertEqual(editor.save_hints, 1)
+        self.assertEqual((ctl.returncode, ctl.stdout.read(), ctl.stderr.read()),
+                         (0, 'Ended: the open apps are recorded for the next login.\n', ''))
+        self.stop(self.backend)
+        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
+            f.seek(log_start)
+            log = f.read().decode()
+        self.assertIn('The session ended; the open apps are recorded', log)
+        self.assertNotIn('Could not record', log)
+
+
 class LateApp(PortalApp):
     """An app that answers SaveHint only when told to (answer())."""
 
