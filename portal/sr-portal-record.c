@@ -160,12 +160,13 @@ add_cleared (SrApp      *app,
   add_id (app->cleared_ids, id);
 }
 
-/* Room for one more instance of @app: FALSE when MAX_INSTANCES of them
- * are running. */
-gboolean
-sr_portal_app_make_room (SrApp *app)
+/* At most @max instances of @app: those saved first that are not running
+ * go, their ids to discard. FALSE when more than @max are running. */
+static gboolean
+keep_newest (SrApp *app,
+             guint  max)
 {
-  while (app->instances->len >= MAX_INSTANCES)
+  while (app->instances->len > max)
     {
       SrInstance *oldest = NULL;
 
@@ -181,6 +182,14 @@ sr_portal_app_make_room (SrApp *app)
       sr_portal_app_remove_instance (app, oldest);
     }
   return TRUE;
+}
+
+/* Room for one more instance of @app: FALSE when MAX_INSTANCES of them
+ * are running. */
+gboolean
+sr_portal_app_make_room (SrApp *app)
+{
+  return keep_newest (app, MAX_INSTANCES - 1);
 }
 
 static void
@@ -262,14 +271,15 @@ load_app (SrPortal   *self,
           g_free (id);
           continue;
         }
-      /* A record written before the bound: the next write keeps the newest. */
-      sr_portal_app_make_room (app);
       instance = sr_portal_app_add_instance (app, id);
       g_variant_lookup (dict, "crashed", "b", &instance->crashed);
       g_variant_lookup (dict, "saved-at", "x", &instance->saved_at);
       g_variant_lookup (dict, "ended-at-session-end", "b", &instance->at_session_end);
       if (dirty && !instance->at_session_end)
         instance->crashed = TRUE;
+      /* A record written before the bound, in any order: the newest stay
+       * (the one just read, too, is weighed), the others' ids to discard. */
+      keep_newest (app, MAX_INSTANCES);
     }
 }
 

@@ -4,6 +4,7 @@ through a stand-in of xdg-desktop-portal's frontend
 policyd with real dconf."""
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -917,6 +918,35 @@ class TestBounds(PortalTestCase):
         b = self.app('org.example.Editor', token='b')
         self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
 
+
+    def test_the_newest_instances_of_a_record_are_kept_in_any_order(self):
+        # A record written before the bound, its instances in no order of
+        # saved-at (70 of them, the oldest read last): the 64 newest stay,
+        # and the 6 oldest are to be deleted. The last 64 read stayed.
+        self.stop(self.backend)
+        now = GLib.get_real_time()
+        order = list(range(1, 70))
+        random.Random(int(os.environ.get('SR_SEED', '1234'))).shuffle(order)
+        order.append(0)
+        instances = GLib.Variant('a{s(a{sv}aa{sv})}', {
+            'org.example.Mallory': ({}, [{'instance-id': GLib.Variant('s', f'{i:012x}'),
+                                          'crashed': GLib.Variant('b', True),
+                                          'saved-at': GLib.Variant('x', now - (70 - i) * 1000000)}
+                                         for i in order])})
+        with open(self.record, 'wb') as f:
+            f.write(GLib.Variant('a{sv}', {'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
+                                           'instances': instances}).get_data_as_bytes().get_data())
+        self.start_backend()
+        a = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Mallory',
+                      register=False)
+        a.register(obey=False)
+        self.assertEqual(a.reason, RECOVER)
+        self.sync_frontend()
+        props, instances = self.app_entry('org.example.Mallory')
+        self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(6, 70)])
+        self.assertEqual(sorted(props['discarded-instance-ids']), [f'{i:012x}' for i in range(6)])
+        self.assertEqual(sorted(a.registration['discard-instance-ids']),
+                         [f'{i:012x}' for i in range(6)])
 
     def test_a_record_past_the_size_read_at_start_is_not_written(self):
         # Within the bounds, many instances (of many apps, in a real
