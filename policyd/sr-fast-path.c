@@ -118,15 +118,6 @@ typedef struct {
   gint64 refilled_at;      /* monotonic µs */
 } Budget;
 
-static void
-budget_init (Budget *budget,
-             guint   burst,
-             gint64  now)
-{
-  budget->tokens = burst;
-  budget->refilled_at = now;
-}
-
 /* TRUE when the budget is whole again. */
 static gboolean
 budget_refill (Budget *budget,
@@ -175,7 +166,7 @@ lookup_sender (SrFastPath *self,
               g_hash_table_iter_remove (&iter);
         }
       sender = g_new0 (Sender, 1);
-      budget_init (&sender->budget, NOTE_EXIT_BURST, now);
+      sender->budget = (Budget) { NOTE_EXIT_BURST, now };
       sender->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       g_hash_table_insert (self->senders, g_strdup (name), sender);
     }
@@ -209,7 +200,7 @@ lookup_app_budget (Sender     *sender,
       if (g_hash_table_size (sender->apps) < MAX_APPS_PER_SENDER)
         {
           budget = g_new (Budget, 1);
-          budget_init (budget, NOTE_EXIT_APP_BURST, now);
+          *budget = (Budget) { NOTE_EXIT_APP_BURST, now };
           g_hash_table_insert (sender->apps, g_strdup (app_id), budget);
         }
     }
