@@ -19,6 +19,34 @@ class NoteExitFloodTest(PolicydTestCase):
             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
 
+    def note_exits_at_once(self, conn, exits):
+        """NoteExit(app, voluntary) for each of @exits, all sent at once on
+        @conn (the filter decides on each as it reads it); returns when
+        they were sent, each one's outcome ('counted', or its error's name
+        and text) and when its reply came (timed as it arrived: blocking
+        iterations)."""
+        results, replied = [None] * len(exits), [None] * len(exits)
+
+        def on_reply(c, result, i):
+            replied[i] = time.monotonic()
+            try:
+                c.call_finish(result)
+                results[i] = 'counted'
+            except GLib.Error as e:
+                results[i] = (remote_error(e), e.message.partition(': ')[2])
+
+        started = time.monotonic()
+        for i, params in enumerate(exits):
+            conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', params),
+                      None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
+        conn.flush_sync(None)
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + 60 * SLOW
+        while None in results:
+            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
+            context.iteration(True)
+        return started, results, replied
+
     def test_flood_is_limited_and_others_are_answered(self):
         flooder = self.connect()
         replies = {'ok': 0, 'limited': 0, 'other': []}
@@ -71,31 +99,10 @@ class NoteExitFloodTest(PolicydTestCase):
     def test_the_201st_is_refused_and_others_have_their_own_limit(self):
         first, second = self.connect(), self.connect()
         sent = BURST + 40
-        results, replied = [None] * sent, [None] * sent
-
-        def on_reply(conn, result, i):
-            replied[i] = time.monotonic()
-            try:
-                conn.call_finish(result)
-                results[i] = 'counted'
-            except GLib.Error as e:
-                results[i] = (remote_error(e), e.message.partition(': ')[2])
-
-        # All at once: the filter decides on each as it reads it.
-        started = time.monotonic()
         # Forty apps, each well within its share, more than the filter
         # keeps shares of at once (32): the connection's limit.
-        for i in range(sent):
-            first.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
-                       GLib.Variant('(sb)', (f'org.example.A{i % 40}', True)),
-                       None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
-        first.flush_sync(None)
-        # Each reply is timed as it arrives (blocking iterations).
-        context = GLib.MainContext.default()
-        deadline = time.monotonic() + 60 * SLOW
-        while None in results:
-            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
-            context.iteration(True)
+        started, results, replied = self.note_exits_at_once(
+            first, [(f'org.example.A{i % 40}', True) for i in range(sent)])
 
         self.assertEqual(results[:BURST], ['counted'] * BURST, 'the burst')
         refused = [i for i, r in enumerate(results) if r != 'counted']
@@ -128,27 +135,8 @@ class NoteExitFloodTest(PolicydTestCase):
         conn = self.connect()
         looping, crashing = 'org.example.Looping', 'org.example.Crashing'
         flood = 1000
-        calls = [looping] * flood + [crashing] * THRESHOLD
-        results, replied = [None] * len(calls), [None] * len(calls)
-
-        def on_reply(c, result, i):
-            replied[i] = time.monotonic()
-            try:
-                c.call_finish(result)
-                results[i] = 'counted'
-            except GLib.Error as e:
-                results[i] = (remote_error(e), e.message.partition(': ')[2])
-
-        started = time.monotonic()
-        for i, app in enumerate(calls):
-            conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', (app, False)),
-                      None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
-        conn.flush_sync(None)
-        context = GLib.MainContext.default()
-        deadline = time.monotonic() + 60 * SLOW
-        while None in results:
-            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
-            context.iteration(True)
+        started, results, replied = self.note_exits_at_once(
+            conn, [(looping, False)] * flood + [(crashing, False)] * THRESHOLD)
 
         self.assertEqual(self.s.check_restore(crashing, RECOVER), (0, 'crash-loop'))
         self.assertEqual(results[flood:], ['counted'] * THRESHOLD, "the other app's exits")

@@ -887,51 +887,18 @@ class TestBounds(PortalTestCase):
         self.assertEqual(last.instance_id, newest[-1])
         self.assertLessEqual(set(newest[:-1]), set(asked))
 
-    def test_an_oversized_entry_is_cut_down_at_the_next_start(self):
-        editor = self.app('org.example.Editor')
-        editor.quit()
-        self.sync_frontend()
-        self.stop(self.backend)
-        # A record written before the bound: 200 crashed instances.
-        props, _ = self.app_entry('org.example.Editor')
+    def start_on_crashes(self, order, others=()):
+        """A record written before the bound, and a backend started on it:
+        org.example.Mallory with a crashed instance for each i of @order,
+        in that order, saved len(@order) - i seconds ago (beside the
+        entries of @others). Mallory registers (RECOVER); returns it and
+        its entry in the record then."""
         now = GLib.get_real_time()
         instances = GLib.Variant('a{s(a{sv}aa{sv})}', {
-            'org.example.Editor': ({'next-instance-id': GLib.Variant('s', props['next-instance-id']),
-                                    'next-saved-at': GLib.Variant('x', props['next-saved-at'])}, []),
+            **dict(others),
             'org.example.Mallory': ({}, [{'instance-id': GLib.Variant('s', f'{i:012x}'),
                                           'crashed': GLib.Variant('b', True),
-                                          'saved-at': GLib.Variant('x', now - (200 - i) * 1000000)}
-                                         for i in range(200)])})
-        with open(self.record, 'wb') as f:
-            f.write(GLib.Variant('a{sv}', {'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
-                                           'instances': instances}).get_data_as_bytes().get_data())
-        self.start_backend()
-        a = PortalApp(self.s.session_bus.address, self.s.state_home, 'org.example.Mallory',
-                      register=False)
-        a.register(obey=False)
-        self.assertEqual(a.reason, RECOVER)
-        self.sync_frontend()
-        props, instances = self.app_entry('org.example.Mallory')
-        # The 64 saved last stay, the 136 others are to be deleted.
-        self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(136, 200)])
-        self.assertEqual(len(props['discarded-instance-ids']), 128)
-        b = self.app('org.example.Editor', token='b')
-        self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
-
-
-    def test_the_newest_instances_of_a_record_are_kept_in_any_order(self):
-        # A record written before the bound, its instances in no order of
-        # saved-at (70 of them, the oldest read last): the 64 newest stay,
-        # and the 6 oldest are to be deleted. The last 64 read stayed.
-        self.stop(self.backend)
-        now = GLib.get_real_time()
-        order = list(range(1, 70))
-        random.Random(int(os.environ.get('SR_SEED', '1234'))).shuffle(order)
-        order.append(0)
-        instances = GLib.Variant('a{s(a{sv}aa{sv})}', {
-            'org.example.Mallory': ({}, [{'instance-id': GLib.Variant('s', f'{i:012x}'),
-                                          'crashed': GLib.Variant('b', True),
-                                          'saved-at': GLib.Variant('x', now - (70 - i) * 1000000)}
+                                          'saved-at': GLib.Variant('x', now - (len(order) - i) * 1000000)}
                                          for i in order])})
         with open(self.record, 'wb') as f:
             f.write(GLib.Variant('a{sv}', {'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
@@ -942,7 +909,32 @@ class TestBounds(PortalTestCase):
         a.register(obey=False)
         self.assertEqual(a.reason, RECOVER)
         self.sync_frontend()
-        props, instances = self.app_entry('org.example.Mallory')
+        return (a, *self.app_entry('org.example.Mallory'))
+
+    def test_an_oversized_entry_is_cut_down_at_the_next_start(self):
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        # A record written before the bound: 200 crashed instances.
+        props, _ = self.app_entry('org.example.Editor')
+        _, props, instances = self.start_on_crashes(range(200), others={
+            'org.example.Editor': ({'next-instance-id': GLib.Variant('s', props['next-instance-id']),
+                                    'next-saved-at': GLib.Variant('x', props['next-saved-at'])}, [])})
+        # The 64 saved last stay, the 136 others are to be deleted.
+        self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(136, 200)])
+        self.assertEqual(len(props['discarded-instance-ids']), 128)
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
+
+    def test_the_newest_instances_of_a_record_are_kept_in_any_order(self):
+        # A record written before the bound, its instances in no order of
+        # saved-at (70 of them, the oldest read last): the 64 newest stay,
+        # and the 6 oldest are to be deleted. The last 64 read stayed.
+        self.stop(self.backend)
+        order = list(range(1, 70))
+        random.Random(int(os.environ.get('SR_SEED', '1234'))).shuffle(order)
+        a, props, instances = self.start_on_crashes(order + [0])
         self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(6, 70)])
         self.assertEqual(sorted(props['discarded-instance-ids']), [f'{i:012x}' for i in range(6)])
         self.assertEqual(sorted(a.registration['discard-instance-ids']),
@@ -974,53 +966,49 @@ class TestBounds(PortalTestCase):
         again = self.app('org.example.Editor', token='again')
         self.assertEqual((again.reason, again.instance_id), (LAUNCH, editor.instance_id))
 
+    def end_session(self, max_size, sessions):
+        """The backend again, its record's limit @max_size bytes, the
+        editor and @sessions of Mallory's open, then session-restore-ctl
+        session end; returns the command's exit status, output and errors,
+        and the backend's log from its start to its exit."""
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE=str(max_size))
+        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
+        editor = self.app('org.example.Editor')
+        self.open_sessions(self.app('org.example.Mallory', token='first'), sessions, 'm')
+        self.sync_frontend()
+        with open(self.record, 'rb') as f:
+            self.before = f.read()
+        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
+        self.assertEqual(editor.save_hints, 1)
+        ended = (ctl.returncode, ctl.stdout.read(), ctl.stderr.read())
+        self.stop(self.backend)
+        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
+            f.seek(log_start)
+            return (*ended, f.read().decode())
+
     def test_a_session_end_not_written_does_not_say_it_was(self):
         # The session's end said "the open apps are recorded" (the backend's
         # log, and session-restore-ctl) when the record was too large to be
         # written, and the disk kept an older one without them.
-        self.stop(self.backend)
-        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
-        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
-        editor = self.app('org.example.Editor')
-        mallory = self.app('org.example.Mallory', token='first')
-        self.open_sessions(mallory, 40, 'm')
-        self.sync_frontend()
+        status, out, err, log = self.end_session(2048, 40)
+        self.assertEqual(out, '')
+        self.assertNotEqual(status, 0)
+        self.assertRegex(err, r'^session-restore-ctl: .*session-restore-portal@[^ ]*'
+                              r'\.state was not written: \d+ bytes, more than the 2048 '
+                              r'read at the next start; it keeps what it held before\n$')
         with open(self.record, 'rb') as f:
-            before = f.read()
-        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
-        self.assertEqual(editor.save_hints, 1)
-        self.assertEqual(ctl.stdout.read(), '')
-        self.assertNotEqual(ctl.returncode, 0)
-        self.assertRegex(ctl.stderr.read(), r'^session-restore-ctl: .*session-restore-portal@[^ ]*'
-                                            r'\.state was not written: \d+ bytes, more than the 2048 '
-                                            r'read at the next start; it keeps what it held before\n$')
-        with open(self.record, 'rb') as f:
-            self.assertEqual(f.read(), before)
-        self.stop(self.backend)
-        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
-            f.seek(log_start)
-            log = f.read().decode()
+            self.assertEqual(f.read(), self.before)
         self.assertIn("Could not record the apps open at the session's end: ", log)
         self.assertNotIn('the open apps are recorded', log)
 
     def test_a_session_end_written_says_so(self):
-        # The same backend, the record within its limit.
-        self.stop(self.backend)
-        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='65536')
-        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
-        editor = self.app('org.example.Editor')
-        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
-        self.assertEqual(editor.save_hints, 1)
-        self.assertEqual((ctl.returncode, ctl.stdout.read(), ctl.stderr.read()),
+        # The same, the record within its limit.
+        status, out, err, log = self.end_session(65536, 2)
+        self.assertEqual((status, out, err),
                          (0, 'Ended: the open apps are recorded for the next login.\n', ''))
-        self.stop(self.backend)
-        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
-            f.seek(log_start)
-            log = f.read().decode()
         self.assertIn('The session ended; the open apps are recorded', log)
         self.assertNotIn('Could not record', log)
 
