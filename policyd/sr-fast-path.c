@@ -27,8 +27,11 @@
  * the main thread: NOTE_EXIT_BURST at once, then NOTE_EXIT_RATE a second.
  * A session manager reports a few exits at a time; 20,000 in two seconds
  * from one sandbox kept the main thread (and every new caller's first
- * call) busy for 15 s. Beyond the limit, calls are answered Failed at once
- * and count nothing.
+ * call) busy for 15 s. Within a connection's budget, each app id has half
+ * of it (NOTE_EXIT_APP_BURST, NOTE_EXIT_APP_RATE): every app's exits come
+ * through the portal backend's one connection, and one app crashing in a
+ * fast loop used up the budget, so that the others' crashes went uncounted.
+ * Beyond either limit, calls are answered Failed at once and count nothing.
  *
  * The filter's state is its user data, freed by GDBus's destroy notify
  * once the filter can no longer run; sr_fast_path_close() only detaches
@@ -41,7 +44,9 @@
 #include "config.h"
 
 #include <malloc.h>
+#include <string.h>
 
+#include "sr-app-id.h"
 #include "sr-bus.h"
 #include "sr-decide.h"
 #include "sr-error.h"
@@ -59,6 +64,13 @@
 #define TRIM_DELAY_SECS 2
 #define NOTE_EXIT_RATE 20
 #define NOTE_EXIT_BURST 200
+#define NOTE_EXIT_APP_RATE (NOTE_EXIT_RATE / 2)
+#define NOTE_EXIT_APP_BURST (NOTE_EXIT_BURST / 2)
+/* The apps whose shares a connection's entry keeps: one whole again (an
+ * exit's share comes back in 0.1 s) is forgotten to make room. Past this
+ * many at once (a few hundred apps closing together, at the end of a
+ * session), the others have the connection's budget alone. */
+#define MAX_APPS_PER_SENDER 32
 /* Past this many connections in the table, idle ones are forgotten. */
 #define MAX_SENDERS 4096
 #define LARGE_MESSAGE (1024 * 1024)
@@ -99,12 +111,39 @@ fast_path_unref (SrFastPath *self)
   g_atomic_rc_box_release_full (self, (GDestroyNotify) fast_path_clear);
 }
 
+/* NoteExit calls one may still make now: refilled at @rate a second, up
+ * to @burst. */
+typedef struct {
+  double tokens;
+  gint64 refilled_at;      /* monotonic µs */
+} Budget;
+
+/* TRUE when the budget is whole again. */
+static gboolean
+budget_refill (Budget *budget,
+               guint   burst,
+               guint   rate,
+               gint64  now)
+{
+  budget->tokens = MIN (burst, budget->tokens + (now - budget->refilled_at) * rate /
+                                                (double) G_USEC_PER_SEC);
+  budget->refilled_at = now;
+  return budget->tokens >= burst;
+}
+
 /* What the filter keeps of a connection that reports exits. */
 typedef struct {
   guint pending;           /* its NoteExit calls not finished yet */
-  double tokens;           /* NoteExit calls it may still make now */
-  gint64 refilled_at;      /* monotonic µs */
+  Budget budget;           /* the connection's */
+  GHashTable *apps;        /* (owned) app id → (owned) Budget, each app's share */
 } Sender;
+
+static void
+sender_free (Sender *sender)
+{
+  g_hash_table_unref (sender->apps);
+  g_free (sender);
+}
 
 /* With exits_lock held. */
 static Sender *
@@ -127,15 +166,47 @@ lookup_sender (SrFastPath *self,
               g_hash_table_iter_remove (&iter);
         }
       sender = g_new0 (Sender, 1);
-      sender->tokens = NOTE_EXIT_BURST;
-      sender->refilled_at = now;
+      sender->budget = (Budget) { NOTE_EXIT_BURST, now };
+      sender->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       g_hash_table_insert (self->senders, g_strdup (name), sender);
     }
-  sender->tokens = MIN (NOTE_EXIT_BURST,
-                        sender->tokens + (now - sender->refilled_at) * NOTE_EXIT_RATE /
-                                         (double) G_USEC_PER_SEC);
-  sender->refilled_at = now;
+  budget_refill (&sender->budget, NOTE_EXIT_BURST, NOTE_EXIT_RATE, now);
   return sender;
+}
+
+/* With exits_lock held: @app_id's share of @sender's budget, refilled;
+ * NULL when there is no room for it, or for an id longer than any valid
+ * one (refused on the main thread). */
+static Budget *
+lookup_app_budget (Sender     *sender,
+                   const char *app_id,
+                   gint64      now)
+{
+  gboolean keep = strnlen (app_id, SR_APP_ID_MAX_LEN + 1) <= SR_APP_ID_MAX_LEN;
+  Budget *budget = keep ? g_hash_table_lookup (sender->apps, app_id) : NULL;
+
+  if (budget == NULL && keep)
+    {
+      if (g_hash_table_size (sender->apps) >= MAX_APPS_PER_SENDER)
+        {
+          GHashTableIter iter;
+          gpointer value;
+
+          g_hash_table_iter_init (&iter, sender->apps);
+          while (g_hash_table_iter_next (&iter, NULL, &value))
+            if (budget_refill (value, NOTE_EXIT_APP_BURST, NOTE_EXIT_APP_RATE, now))
+              g_hash_table_iter_remove (&iter);
+        }
+      if (g_hash_table_size (sender->apps) < MAX_APPS_PER_SENDER)
+        {
+          budget = g_new (Budget, 1);
+          *budget = (Budget) { NOTE_EXIT_APP_BURST, now };
+          g_hash_table_insert (sender->apps, g_strdup (app_id), budget);
+        }
+    }
+  if (budget != NULL)
+    budget_refill (budget, NOTE_EXIT_APP_BURST, NOTE_EXIT_APP_RATE, now);
+  return budget;
 }
 
 /* A NoteExit still being handled; freed with its message, after its
@@ -163,24 +234,35 @@ pending_exit_done (PendingExit *exit)
   g_free (exit);
 }
 
-/* TRUE when the exit goes on to the main thread; FALSE when the
- * connection is over its rate. */
-static gboolean
+/* NULL when the exit goes on to the main thread; otherwise why it is
+ * refused: the connection, or the app within it, is over its rate. */
+static const char *
 note_pending_exit (SrFastPath   *self,
                    GDBusMessage *message,
                    const char   *name)
 {
+  g_autoptr(GVariant) app_arg = g_variant_get_child_value (g_dbus_message_get_body (message), 0);
+  gint64 now = g_get_monotonic_time ();
   PendingExit *exit;
   Sender *sender;
+  Budget *app;
 
   g_mutex_lock (&self->exits_lock);
-  sender = lookup_sender (self, name, g_get_monotonic_time ());
-  if (sender->tokens < 1)
+  sender = lookup_sender (self, name, now);
+  app = lookup_app_budget (sender, g_variant_get_string (app_arg, NULL), now);
+  if (sender->budget.tokens < 1)
     {
       g_mutex_unlock (&self->exits_lock);
-      return FALSE;
+      return "Too many exit reports from this connection; this one was not counted";
     }
-  sender->tokens -= 1;
+  if (app != NULL && app->tokens < 1)
+    {
+      g_mutex_unlock (&self->exits_lock);
+      return "Too many exit reports of this app from this connection; this one was not counted";
+    }
+  sender->budget.tokens -= 1;
+  if (app != NULL)
+    app->tokens -= 1;
   sender->pending++;
   g_mutex_unlock (&self->exits_lock);
 
@@ -189,7 +271,7 @@ note_pending_exit (SrFastPath   *self,
   exit->sender = g_strdup (name);
   g_object_set_data_full (G_OBJECT (message), "sr-pending-exit", exit,
                           (GDestroyNotify) pending_exit_done);
-  return TRUE;
+  return NULL;
 }
 
 static gboolean
@@ -246,10 +328,11 @@ answer_on_worker (SrFastPath   *self,
     return FALSE;
   if (g_strcmp0 (member, "NoteExit") == 0 && g_strcmp0 (signature, "sb") == 0)
     {
-      if (note_pending_exit (self, message, sender))
+      const char *refused = note_pending_exit (self, message, sender);
+
+      if (refused == NULL)
         return FALSE;
-      reply_error (self, message, SR_ERROR_FAILED,
-                   "Too many exit reports from this connection; this one was not counted");
+      reply_error (self, message, SR_ERROR_FAILED, refused);
       return TRUE;
     }
   if (g_strcmp0 (member, "CheckSave") == 0 && g_strcmp0 (signature, "s") == 0)
@@ -370,7 +453,8 @@ sr_fast_path_open (GDBusConnection         *bus,
   self->bus = g_object_ref (bus);
   g_rw_lock_init (&self->lock);
   g_mutex_init (&self->exits_lock);
-  self->senders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->senders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) sender_free);
   self->sources = *sources;
   self->open = TRUE;
   /* The filter holds a reference, given back by GDBus once the filter can

@@ -28,6 +28,7 @@
 #include <glib/gstdio.h>
 
 #include "sr-fd.h"
+#include "sr-regular-file.h"
 #include "sr-serialized.h"
 #include "sr-state-file.h"
 
@@ -55,21 +56,11 @@ GMappedFile *
 sr_state_file_map (const char  *path,
                    GError     **error)
 {
-  g_auto(SrFd) fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   struct stat st;
+  g_auto(SrFd) fd = sr_regular_file_open (AT_FDCWD, path, 0, &st, error);
 
-  if (fd < 0 || fstat (fd, &st) != 0)
-    {
-      int saved_errno = errno;
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return NULL;
-    }
-  if (!S_ISREG (st.st_mode))
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "not a regular file");
-      return NULL;
-    }
+  if (fd < 0)
+    return NULL;
   return g_mapped_file_new_from_fd (fd, FALSE, error);
 }
 

@@ -64,7 +64,10 @@ end_flushed (GObject      *source,
   g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->ended_waiters);
   g_autoptr(GError) error = NULL;
 
-  if (!sr_record_writer_flush_finish (self->writer, result, &error))
+  /* The record on disk is the last snapshot that fit, when this one did
+   * not: the apps open now are not in it. */
+  if (!sr_record_writer_flush_finish (self->writer, result, &error) ||
+      !sr_portal_record_check_written (self, &error))
     g_warning ("Could not record the apps open at the session's end: %s", error->message);
   else
     g_message ("The session ended; the open apps are recorded");

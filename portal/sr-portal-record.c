@@ -160,12 +160,13 @@ add_cleared (SrApp      *app,
   add_id (app->cleared_ids, id);
 }
 
-/* Room for one more instance of @app: FALSE when MAX_INSTANCES of them
- * are running. */
-gboolean
-sr_portal_app_make_room (SrApp *app)
+/* At most @max instances of @app: those saved first that are not running
+ * go, their ids to discard. FALSE when more than @max are running. */
+static gboolean
+keep_newest (SrApp *app,
+             guint  max)
 {
-  while (app->instances->len >= MAX_INSTANCES)
+  while (app->instances->len > max)
     {
       SrInstance *oldest = NULL;
 
@@ -181,6 +182,14 @@ sr_portal_app_make_room (SrApp *app)
       sr_portal_app_remove_instance (app, oldest);
     }
   return TRUE;
+}
+
+/* Room for one more instance of @app: FALSE when MAX_INSTANCES of them
+ * are running. */
+gboolean
+sr_portal_app_make_room (SrApp *app)
+{
+  return keep_newest (app, MAX_INSTANCES - 1);
 }
 
 static void
@@ -262,14 +271,15 @@ load_app (SrPortal   *self,
           g_free (id);
           continue;
         }
-      /* A record written before the bound: the next write keeps the newest. */
-      sr_portal_app_make_room (app);
       instance = sr_portal_app_add_instance (app, id);
       g_variant_lookup (dict, "crashed", "b", &instance->crashed);
       g_variant_lookup (dict, "saved-at", "x", &instance->saved_at);
       g_variant_lookup (dict, "ended-at-session-end", "b", &instance->at_session_end);
       if (dirty && !instance->at_session_end)
         instance->crashed = TRUE;
+      /* A record written before the bound, in any order: the newest stay
+       * (the one just read, too, is weighed), the others' ids to discard. */
+      keep_newest (app, MAX_INSTANCES);
     }
 }
 
@@ -404,14 +414,14 @@ sr_portal_record_save_now (SrPortal *self)
    * last one written stays, until the record is small enough again. */
   if (g_bytes_get_size (bytes) > record_max_size ())
     {
-      if (!self->record_too_large)
+      if (self->record_too_large == 0)
         g_warning ("Not writing %s: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
                    " read at the next start; it keeps what it held", self->record_path,
                    g_bytes_get_size (bytes), record_max_size ());
-      self->record_too_large = TRUE;
+      self->record_too_large = g_bytes_get_size (bytes);
       return;
     }
-  self->record_too_large = FALSE;
+  self->record_too_large = 0;
   sr_record_writer_write (self->writer, bytes);
 }
 
@@ -444,6 +454,21 @@ sr_portal_record_flush_async (SrPortal            *self,
   if (self->save_id != 0)
     sr_portal_record_save_now (self);
   sr_record_writer_flush_async (self->writer, callback, user_data);
+}
+
+/* FALSE, with the reason in @error, when the last snapshot was not
+ * written (too large): the record keeps an older one. */
+gboolean
+sr_portal_record_check_written (SrPortal  *self,
+                                GError   **error)
+{
+  if (self->record_too_large == 0)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+               "%s was not written: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+               " read at the next start; it keeps what it held before", self->record_path,
+               self->record_too_large, record_max_size ());
+  return FALSE;
 }
 
 /* At exit, after the main loop. */

@@ -105,7 +105,8 @@ typedef struct {
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
   SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
-  gboolean record_too_large;     /* the last snapshot was not written: too large */
+  gsize record_too_large;        /* the size of the last snapshot when it was
+                                  * not written, too large; otherwise 0 */
   guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */
@@ -141,6 +142,8 @@ void       sr_portal_record_flush_async (SrPortal  *self,
                                          GAsyncReadyCallback callback,
                                          gpointer   user_data);
 void       sr_portal_record_flush_sync (SrPortal   *self);
+gboolean   sr_portal_record_check_written (SrPortal  *self,
+                                           GError   **error);
 SrApp     *sr_portal_record_app        (SrPortal   *self,
                                         const char *app_id);
 SrInstance *sr_portal_app_find_instance (SrApp     *app,

@@ -16,7 +16,9 @@
  *
  * Drop-ins are read from the system directories first and the user's last;
  * a later file of the same name replaces an earlier one. One that does not
- * parse, is not a regular file (a FIFO is not waited on) or is larger than
+ * parse (a NUL byte anywhere, or a control character in a value, is
+ * refused: either would name another path or pattern than the one that
+ * reads), is not a regular file (a FIFO is not waited on) or is larger than
  * SR_STORE_DROPIN_MAX_SIZE is reported and skipped; the others still
  * count.
  *
@@ -154,6 +156,16 @@ get_value (GKeyFile    *file,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
+  /* A tab or a line break (\t, \n) would make a path or a pattern that
+   * is not the one written out plainly: refused, as any other control
+   * character. */
+  for (const char *c = local_error == NULL ? value : ""; *c != '\0'; c++)
+    if (g_ascii_iscntrl (*c))
+      {
+        g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                     "%s: the value holds a control character (0x%02x)", key, (guchar) *c);
+        return FALSE;
+      }
   *out_value = local_error == NULL ? g_steal_pointer (&value) : NULL;
   return TRUE;
 }
@@ -312,6 +324,7 @@ sr_store_load_file (const char     *path,
   g_autoptr(GBytes) bytes = NULL;
   gsize size;
   const char *data;
+  const char *nul;
 
   if (g_str_has_suffix (basename, ".store"))
     len -= strlen (".store");
@@ -324,6 +337,16 @@ sr_store_load_file (const char     *path,
   if (bytes == NULL)
     return NULL;
   data = g_bytes_get_data (bytes, &size);
+  /* GKeyFile keeps each line as a C string: a NUL byte in a value cut it
+   * short there, and "Directory=$XDG_STATE_HOME\0/notes" named the whole
+   * of the state directory. */
+  nul = data != NULL ? memchr (data, '\0', size) : NULL;
+  if (nul != NULL)
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                   "a NUL byte at offset %" G_GSIZE_FORMAT, (gsize) (nul - data));
+      return NULL;
+    }
   if (!g_key_file_load_from_data (file, data != NULL ? data : "", size, G_KEY_FILE_NONE, error))
     return NULL;
   return sr_store_load_key_file (file, basename, origin, error);

@@ -40,26 +40,23 @@
 #include <unistd.h>
 
 #include "sr-fd.h"
+#include "sr-regular-file.h"
 #include "sr-store-file.h"
 
 /* "." + 8 hex digits after the file's name. */
 #define LEFTOVER_SUFFIX_LEN 9
 
-/* Reads the regular file open in @fd, of at most @max_size bytes. */
+/* Reads the regular file open in @fd, of at most @max_size bytes; @st is
+ * what fstat() said of it. */
 static GBytes *
-read_regular (int           fd,
-              gsize         max_size,
-              struct stat  *st,
-              GError      **error)
+read_regular (int                fd,
+              gsize              max_size,
+              const struct stat *st,
+              GError           **error)
 {
   g_autofree char *data = NULL;
   gsize done = 0;
 
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "not a regular file");
-      return NULL;
-    }
   if ((guint64) st->st_size > max_size)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
@@ -90,16 +87,11 @@ open_and_read (int           dir_fd,
                int          *out_fd,
                GError      **error)
 {
-  g_auto(SrFd) fd = openat (dir_fd, name, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | flags);
+  g_auto(SrFd) fd = sr_regular_file_open (dir_fd, name, flags, st, error);
   GBytes *bytes;
 
   if (fd < 0)
-    {
-      int saved_errno = errno;
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return NULL;
-    }
+    return NULL;
   bytes = read_regular (fd, max_size, st, error);
   if (bytes != NULL && out_fd != NULL)
     *out_fd = sr_fd_steal (&fd);

@@ -6,7 +6,9 @@ from srtest import (BUS_NAME, ERROR, OBJECT_PATH, IFACE, RECOVER, SLOW, GLib, Gi
                     remote_error)
 
 FLOOD = 5000
-BURST, RATE = 200, 20        # sr-fast-path.c
+BURST, RATE = 200, 20        # sr-fast-path.c: a connection's
+APP_BURST, APP_RATE = 100, 10    # … and one app's share of it
+THRESHOLD = 3                # crash-loop-threshold's default
 APP = 'org.example.Flooder'
 
 
@@ -16,6 +18,34 @@ class NoteExitFloodTest(PolicydTestCase):
             self.s.env['DBUS_SESSION_BUS_ADDRESS'],
             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
+    def note_exits_at_once(self, conn, exits):
+        """NoteExit(app, voluntary) for each of @exits, all sent at once on
+        @conn (the filter decides on each as it reads it); returns when
+        they were sent, each one's outcome ('counted', or its error's name
+        and text) and when its reply came (timed as it arrived: blocking
+        iterations)."""
+        results, replied = [None] * len(exits), [None] * len(exits)
+
+        def on_reply(c, result, i):
+            replied[i] = time.monotonic()
+            try:
+                c.call_finish(result)
+                results[i] = 'counted'
+            except GLib.Error as e:
+                results[i] = (remote_error(e), e.message.partition(': ')[2])
+
+        started = time.monotonic()
+        for i, params in enumerate(exits):
+            conn.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', params),
+                      None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
+        conn.flush_sync(None)
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + 60 * SLOW
+        while None in results:
+            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
+            context.iteration(True)
+        return started, results, replied
 
     def test_flood_is_limited_and_others_are_answered(self):
         flooder = self.connect()
@@ -69,28 +99,10 @@ class NoteExitFloodTest(PolicydTestCase):
     def test_the_201st_is_refused_and_others_have_their_own_limit(self):
         first, second = self.connect(), self.connect()
         sent = BURST + 40
-        results, replied = [None] * sent, [None] * sent
-
-        def on_reply(conn, result, i):
-            replied[i] = time.monotonic()
-            try:
-                conn.call_finish(result)
-                results[i] = 'counted'
-            except GLib.Error as e:
-                results[i] = (remote_error(e), e.message.partition(': ')[2])
-
-        # All at once: the filter decides on each as it reads it.
-        started = time.monotonic()
-        for i in range(sent):
-            first.call(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', ('org.example.A', True)),
-                       None, Gio.DBusCallFlags.NONE, 60000 * SLOW, None, on_reply, i)
-        first.flush_sync(None)
-        # Each reply is timed as it arrives (blocking iterations).
-        context = GLib.MainContext.default()
-        deadline = time.monotonic() + 60 * SLOW
-        while None in results:
-            self.assertLess(time.monotonic(), deadline, 'not every NoteExit was answered')
-            context.iteration(True)
+        # Forty apps, each well within its share, more than the filter
+        # keeps shares of at once (32): the connection's limit.
+        started, results, replied = self.note_exits_at_once(
+            first, [(f'org.example.A{i % 40}', True) for i in range(sent)])
 
         self.assertEqual(results[:BURST], ['counted'] * BURST, 'the burst')
         refused = [i for i, r in enumerate(results) if r != 'counted']
@@ -114,3 +126,26 @@ class NoteExitFloodTest(PolicydTestCase):
         second.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
                          GLib.Variant('(sb)', ('org.example.B', True)),
                          None, Gio.DBusCallFlags.NONE, 5000 * SLOW, None)
+
+    def test_one_app_s_flood_leaves_the_others_their_share(self):
+        # Every app's exits come through the portal backend's one
+        # connection. One app crashing in a fast loop used up that
+        # connection's budget, and another app's crashes, reported after,
+        # were refused: the guard missed its crash loop.
+        conn = self.connect()
+        looping, crashing = 'org.example.Looping', 'org.example.Crashing'
+        flood = 1000
+        started, results, replied = self.note_exits_at_once(
+            conn, [(looping, False)] * flood + [(crashing, False)] * THRESHOLD)
+
+        self.assertEqual(self.s.check_restore(crashing, RECOVER), (0, 'crash-loop'))
+        self.assertEqual(results[flood:], ['counted'] * THRESHOLD, "the other app's exits")
+        counted = results[:flood].count('counted')
+        self.assertEqual(results[:APP_BURST], ['counted'] * APP_BURST, "the looping app's burst")
+        self.assertLessEqual(counted, APP_BURST + APP_RATE * (max(replied) - started) + 1)
+        self.assertEqual(set(results[:flood]) - {'counted'},
+                         {(ERROR + 'Failed', 'Too many exit reports of this app from this '
+                           'connection; this one was not counted')})
+        self.assertEqual(self.s.check_restore(looping, RECOVER), (0, 'crash-loop'))
+        print(f'# {flood} NoteExit of one app, then {THRESHOLD} of another on the same '
+              f'connection: {counted} of the first counted, all of the second')

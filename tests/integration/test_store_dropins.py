@@ -1,7 +1,8 @@
 """What a store drop-in may reach (issue 22): a user's drop-in declares only
 GTK files and gnome-session entries inside the user's state directories, a
 file of its store goes only when it reads as GTK state, no drop-in reaches
-policyd's own state, and no link below a store's base is followed. The
+policyd's own state, no link below a store's base is followed, and no
+drop-in with a NUL byte or a control character in a value is taken. The
 shipped drop-ins are the system's here (srtest: SR_SYSTEM_STORES_DIR); the
 tests write the user's own, and sometimes an administrator's."""
 import os
@@ -127,6 +128,46 @@ class UserDropInFormatTest(StoreDropInTestCase):
         self.assertFalse(os.path.exists(os.path.join(elsewhere, f'{B}.dat')))
         # The shipped "gtk" no longer counts: A's file there is no store's.
         self.assertTrue(os.path.exists(sim.gtk_path(A, '1')))
+
+
+class ControlCharacterTest(StoreDropInTestCase):
+    def test_a_value_cut_short_or_with_a_control_character_is_refused(self):
+        # GKeyFile keeps a line as a C string: a NUL byte in a value cut it
+        # there, and "Directory=$XDG_STATE_HOME<NUL>/notes" made a store of
+        # the whole state directory, whose files Clear then deleted. An
+        # escaped line break or tab makes a path or a pattern other than
+        # the one that reads. Each drop-in is refused, said so, and what
+        # it would have matched stays.
+        with open(os.path.join(self.s.stores_dir, 'cut.store'), 'wb') as f:
+            f.write(b'[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\0/notes\n'
+                    b'Pattern={app}.notes\nFormat=gtk\n')
+        self.user_dropin('cut-pattern.store', '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n'
+                                              'Pattern={app}.keep\0.notes\nFormat=gtk\n')
+        self.user_dropin('escaped.store', '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n'
+                                          'Pattern={app}.\\nkeep\nFormat=gtk\n')
+        self.user_dropin('tab.store', '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/\tx\n'
+                                      'Pattern={app}.keep\nFormat=gtk\n')
+        kept = [os.path.join(self.s.state_home, f'{B}.notes'),
+                os.path.join(self.s.state_home, f'{B}.keep'),
+                os.path.join(self.s.state_home, f'{B}.\nkeep'),
+                os.path.join(self.s.state_home, '\tx', f'{B}.keep')]
+        for path in kept:
+            self.write_file(path, gtk_state(B))
+        self.s.start_policyd()
+        report = self.s.clear()
+        for path in kept:
+            self.assertFile(path, gtk_state(B))
+        self.assertEqual(sorted(report['stores']),
+                         ['gnome-session', 'gnome-shell', 'gtk', 'gtk-flatpak', 'mutter',
+                          'session-restore-portal'])
+        log = self.s.log()
+        self.assertRegex(log, r"Ignoring the store drop-in .*/cut\.store: a NUL byte at offset 44")
+        self.assertRegex(log, r"Ignoring the store drop-in .*/cut-pattern\.store: a NUL byte")
+        self.assertRegex(log, r"Ignoring the store drop-in .*/escaped\.store: Pattern: the value "
+                              r"holds a control character \(0x0a\)")
+        self.assertRegex(log, r"Ignoring the store drop-in .*/tab\.store: Directory: the value "
+                              r"holds a control character \(0x09\)")
+        self.assertAlive()
 
 
 class OwnStateTest(StoreDropInTestCase):

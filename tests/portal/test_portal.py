@@ -4,6 +4,7 @@ through a stand-in of xdg-desktop-portal's frontend
 policyd with real dconf."""
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -444,10 +445,11 @@ class TestPolicy(PortalTestCase):
             self.assertIn('org.example.Editor: not restoring (launch): ', f.read())
 
     def test_a_burst_of_refused_exit_reports_is_one_warning_and_a_count(self):
-        # 300 apps close at once: policyd takes 200 exit reports from a
-        # connection at once, then 20 a second, and refuses the rest
-        # (sr-fast-path.c). The backend logs the first refusal, then how
-        # many more there were once 5 s have passed, not a warning each;
+        # 300 instances of an app close at once: policyd takes 200 exit
+        # reports from a connection at once, then 20 a second, of one app
+        # half of that, and refuses the rest (sr-fast-path.c). The backend
+        # logs the first refusal, then how many more there were once 5 s
+        # have passed, not a warning each;
         # as it exits, what it has counted meanwhile.
         count = 300
         conn = Gio.DBusConnection.new_for_address_sync(
@@ -482,9 +484,9 @@ class TestPolicy(PortalTestCase):
         found = lines()
         first = [line for line in found if 'Could not tell policyd of an exit: ' in line]
         counts = [line for line in found if ' more exits in 5 s; the last: ' in line]
-        self.assertIn('Too many exit reports from this connection', first[0])
-        self.assertIn('Too many exit reports from this connection', counts[0])
-        # Without the count, a line for each refusal: some 90 of them. A
+        self.assertIn('Too many exit reports of this app from this connection', first[0])
+        self.assertIn('Too many exit reports of this app from this connection', counts[0])
+        # Without the count, a line for each refusal: some 190 of them. A
         # slow run (valgrind) may spread the burst over a second period.
         self.assertLessEqual(len(found), 4, found)
         self.assertEqual(len(found), len(first) + len(counts), found)
@@ -885,21 +887,19 @@ class TestBounds(PortalTestCase):
         self.assertEqual(last.instance_id, newest[-1])
         self.assertLessEqual(set(newest[:-1]), set(asked))
 
-    def test_an_oversized_entry_is_cut_down_at_the_next_start(self):
-        editor = self.app('org.example.Editor')
-        editor.quit()
-        self.sync_frontend()
-        self.stop(self.backend)
-        # A record written before the bound: 200 crashed instances.
-        props, _ = self.app_entry('org.example.Editor')
+    def start_on_crashes(self, order, others=()):
+        """A record written before the bound, and a backend started on it:
+        org.example.Mallory with a crashed instance for each i of @order,
+        in that order, saved len(@order) - i seconds ago (beside the
+        entries of @others). Mallory registers (RECOVER); returns it and
+        its entry in the record then."""
         now = GLib.get_real_time()
         instances = GLib.Variant('a{s(a{sv}aa{sv})}', {
-            'org.example.Editor': ({'next-instance-id': GLib.Variant('s', props['next-instance-id']),
-                                    'next-saved-at': GLib.Variant('x', props['next-saved-at'])}, []),
+            **dict(others),
             'org.example.Mallory': ({}, [{'instance-id': GLib.Variant('s', f'{i:012x}'),
                                           'crashed': GLib.Variant('b', True),
-                                          'saved-at': GLib.Variant('x', now - (200 - i) * 1000000)}
-                                         for i in range(200)])})
+                                          'saved-at': GLib.Variant('x', now - (len(order) - i) * 1000000)}
+                                         for i in order])})
         with open(self.record, 'wb') as f:
             f.write(GLib.Variant('a{sv}', {'version': GLib.Variant('u', 1), 'dirty': GLib.Variant('b', False),
                                            'instances': instances}).get_data_as_bytes().get_data())
@@ -909,13 +909,36 @@ class TestBounds(PortalTestCase):
         a.register(obey=False)
         self.assertEqual(a.reason, RECOVER)
         self.sync_frontend()
-        props, instances = self.app_entry('org.example.Mallory')
+        return (a, *self.app_entry('org.example.Mallory'))
+
+    def test_an_oversized_entry_is_cut_down_at_the_next_start(self):
+        editor = self.app('org.example.Editor')
+        editor.quit()
+        self.sync_frontend()
+        self.stop(self.backend)
+        # A record written before the bound: 200 crashed instances.
+        props, _ = self.app_entry('org.example.Editor')
+        _, props, instances = self.start_on_crashes(range(200), others={
+            'org.example.Editor': ({'next-instance-id': GLib.Variant('s', props['next-instance-id']),
+                                    'next-saved-at': GLib.Variant('x', props['next-saved-at'])}, [])})
         # The 64 saved last stay, the 136 others are to be deleted.
         self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(136, 200)])
         self.assertEqual(len(props['discarded-instance-ids']), 128)
         b = self.app('org.example.Editor', token='b')
         self.assertEqual((b.reason, b.instance_id), (LAUNCH, editor.instance_id))
 
+    def test_the_newest_instances_of_a_record_are_kept_in_any_order(self):
+        # A record written before the bound, its instances in no order of
+        # saved-at (70 of them, the oldest read last): the 64 newest stay,
+        # and the 6 oldest are to be deleted. The last 64 read stayed.
+        self.stop(self.backend)
+        order = list(range(1, 70))
+        random.Random(int(os.environ.get('SR_SEED', '1234'))).shuffle(order)
+        a, props, instances = self.start_on_crashes(order + [0])
+        self.assertEqual(sorted(instances), [f'{i:012x}' for i in range(6, 70)])
+        self.assertEqual(sorted(props['discarded-instance-ids']), [f'{i:012x}' for i in range(6)])
+        self.assertEqual(sorted(a.registration['discard-instance-ids']),
+                         [f'{i:012x}' for i in range(6)])
 
     def test_a_record_past_the_size_read_at_start_is_not_written(self):
         # Within the bounds, many instances (of many apps, in a real
@@ -942,6 +965,53 @@ class TestBounds(PortalTestCase):
         self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
         again = self.app('org.example.Editor', token='again')
         self.assertEqual((again.reason, again.instance_id), (LAUNCH, editor.instance_id))
+
+    def end_session(self, max_size, sessions):
+        """The backend again, its record's limit @max_size bytes, the
+        editor and @sessions of Mallory's open, then session-restore-ctl
+        session end; returns the command's exit status, output and errors,
+        and the backend's log from its start to its exit."""
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE=str(max_size))
+        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
+        editor = self.app('org.example.Editor')
+        self.open_sessions(self.app('org.example.Mallory', token='first'), sessions, 'm')
+        self.sync_frontend()
+        with open(self.record, 'rb') as f:
+            self.before = f.read()
+        ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        self.s.wait_until(lambda: ctl.poll() is not None, timeout=30, what='session end')
+        self.assertEqual(editor.save_hints, 1)
+        ended = (ctl.returncode, ctl.stdout.read(), ctl.stderr.read())
+        self.stop(self.backend)
+        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
+            f.seek(log_start)
+            return (*ended, f.read().decode())
+
+    def test_a_session_end_not_written_does_not_say_it_was(self):
+        # The session's end said "the open apps are recorded" (the backend's
+        # log, and session-restore-ctl) when the record was too large to be
+        # written, and the disk kept an older one without them.
+        status, out, err, log = self.end_session(2048, 40)
+        self.assertEqual(out, '')
+        self.assertNotEqual(status, 0)
+        self.assertRegex(err, r'^session-restore-ctl: .*session-restore-portal@[^ ]*'
+                              r'\.state was not written: \d+ bytes, more than the 2048 '
+                              r'read at the next start; it keeps what it held before\n$')
+        with open(self.record, 'rb') as f:
+            self.assertEqual(f.read(), self.before)
+        self.assertIn("Could not record the apps open at the session's end: ", log)
+        self.assertNotIn('the open apps are recorded', log)
+
+    def test_a_session_end_written_says_so(self):
+        # The same, the record within its limit.
+        status, out, err, log = self.end_session(65536, 2)
+        self.assertEqual((status, out, err),
+                         (0, 'Ended: the open apps are recorded for the next login.\n', ''))
+        self.assertIn('The session ended; the open apps are recorded', log)
+        self.assertNotIn('Could not record', log)
+
 
 class LateApp(PortalApp):
     """An app that answers SaveHint only when told to (answer())."""
