@@ -35,7 +35,9 @@ the memory no other process shares, is printed beside it: most of the
 rest is pages of libc and GLib that every process maps.
 
 SR_BENCH_PORTAL_OTHER=<another session-restore-portal> measures that
-build as well, in the same rounds (a before/after in one run; no target).
+build as well, in the same rounds (a before/after in one run; no target),
+with its own build's libsessionrestore: without meson's LD_LIBRARY_PATH,
+which would load this build's instead of the one its RUNPATH names.
 """
 import os
 import re
@@ -82,6 +84,13 @@ def spread(values):
     return statistics.median(values) * 1000, q[0] * 1000, q[-1] * 1000
 
 
+def own_env(command, env):
+    """@env for @command: SR_BENCH_PORTAL_OTHER's without LD_LIBRARY_PATH."""
+    if OTHER and command[0] == OTHER:
+        return {key: value for key, value in env.items() if key != 'LD_LIBRARY_PATH'}
+    return env
+
+
 class World:
     """A private session with a backend (@command) and the frontend."""
 
@@ -102,7 +111,8 @@ class World:
 
     def start(self, command):
         log = open(f'/tmp/bench-portal-{self.name}-{len(self.processes)}.log', 'w')
-        process = subprocess.Popen(command, env=self.s.env, stdout=subprocess.DEVNULL, stderr=log)
+        process = subprocess.Popen(command, env=own_env(command, self.s.env),
+                                   stdout=subprocess.DEVNULL, stderr=log)
         log.close()
         self.processes.append(process)
         return process
@@ -147,8 +157,8 @@ def cold_start(session, command, name, path, iface, method, params, poll=False):
     timeout = GLib.timeout_add_seconds(30, lambda: timed_out.append(True))
     context = GLib.MainContext.default()
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=session.env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, env=own_env(command, session.env),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not poll:
             if owned:
