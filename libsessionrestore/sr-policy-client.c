@@ -8,8 +8,8 @@
  * properties, which tells nothing about the caller (asked of the name
  * before its owner is known, and taken only if the owner verified
  * answered it); then it talks only to that owner's unique name, which the
- * bus never gives to another connection. When the name
- * changes hands, the new owner is verified again; until then the service
+ * bus never gives to another connection. When the name changes hands,
+ * the new owner is verified again; until then the service
  * is UNKNOWN and calls fail, or, for a client told to pipeline them, are
  * sent to the name with their answers held until the owner is verified.
  *
@@ -17,8 +17,8 @@
  * GetAll, sent while the owner is found and verified and taken only if
  * it passes (which also makes the client one policyd sends
  * StoredStateCleared to: the signal is not broadcast), then kept from
- * PropertiesChanged. The
- * properties the contract only invalidates are read again when they are.
+ * PropertiesChanged. The properties the contract only invalidates are
+ * read again when they are.
  *
  * The calls are in sr-policy-client-calls.c, with the calls a
  * SR_POLICY_CLIENT_FLAGS_PIPELINE client sends before the owner is
@@ -388,13 +388,6 @@ resolve_run (Resolve      *resolve,
           goto out;
         }
       resolve->owner = get_name_owner (resolve->connection, cancellable);
-      /* The first was asked of nobody: ask the owner just started. */
-      if (resolve->owner != NULL)
-        {
-          early_all_wait (&all, context);
-          early_all_clear (&all);
-          early_all_send (&all, resolve->connection, resolve->owner, early);
-        }
     }
   if (resolve->owner == NULL)
     goto out;
@@ -408,8 +401,9 @@ resolve_run (Resolve      *resolve,
     }
   resolve->state = SR_SERVICE_STATE_RUNNING;
   early_all_wait (&all, context);
-  /* The name changed hands between the two questions: the owner verified
-   * is asked again. */
+  /* Not answered by the owner verified (the bus answered, before the
+   * client started the service; or the name changed hands between the
+   * two questions): it is asked again. */
   if (!early_all_take (&all, resolve->owner, &resolve->all) &&
       !g_cancellable_is_cancelled (early))
     {
