@@ -110,6 +110,10 @@ typedef struct {
   guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */
+  GHashTable *sender_sessions;   /* (owned) sender path → how many of sessions
+                                  * are below it (none: absent), so that a
+                                  * session's removal knows at once whether its
+                                  * sender's subtree goes with it */
   GHashTable *tombstones;        /* (owned) handles closed before Register */
   gboolean ending;               /* the desktop session is ending */
   GMainLoop *loop;               /* (unowned) */

@@ -2,6 +2,7 @@
 through a stand-in of xdg-desktop-portal's frontend
 (tests/lib/portalfrontend.py) with the real backend, which asks a real
 policyd with real dconf."""
+import itertools
 import json
 import os
 import random
@@ -55,6 +56,12 @@ class PortalTestCase(PolicydTestCase):
         reply = self.s.bus.call_sync(BACKEND_NAME, path, iface, method, params, None,
                                      Gio.DBusCallFlags.NONE, timeout, None)
         return reply.unpack() if reply is not None else None
+
+    def session_nodes(self):
+        """The senders the backend serves session objects for."""
+        xml = self.backend_call('/org/freedesktop/portal/desktop/session',
+                                'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
+        return re.findall(r'<node name="([^"]+)"', xml)
 
     def sync_backend(self):
         """A round trip through the backend's main loop: whatever it was
@@ -293,12 +300,6 @@ class TestSessionObject(PortalTestCase):
             with open(log) as f:
                 self.assertIn('ERROR SUMMARY: 0 errors', f.read())
 
-    def session_nodes(self):
-        """The senders the backend serves session objects for."""
-        xml = self.backend_call('/org/freedesktop/portal/desktop/session',
-                                'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
-        return re.findall(r'<node name="([^"]+)"', xml)
-
     def test_sessions_closed_around_register_leave_no_object(self):
         # An app that leaves as it registers: the frontend's Close2 comes
         # before Register, or while policyd is asked. Each such sender's
@@ -324,6 +325,44 @@ class TestSessionObject(PortalTestCase):
         self.s.wait_until(lambda: len(replies) == 10, what='the Registers closed meanwhile')
         a = self.app('org.example.Editor')
         a.quit()
+        self.sync_frontend()
+        self.assertEqual(self.session_nodes(), [])
+
+    def test_a_sender_s_objects_are_served_while_one_of_its_sessions_is(self):
+        # Whether a session's removal takes its sender's objects away is
+        # counted per sender, not looked for among every app's sessions:
+        # the sender's three sessions (of two apps and an unidentified one)
+        # close in every order, one path is registered again meanwhile,
+        # and another sender's session stays open throughout.
+        sender = '/org/freedesktop/portal/desktop/session/1_50/'
+        introspect = ('org.freedesktop.DBus.Introspectable', 'Introspect')
+        other = self.app('org.example.Other')
+        self.backend_call(other.handle, *introspect)
+        other_node = other.handle.split('/')[-2]
+        apps = {'a': 'org.example.Editor', 'b': 'org.example.Viewer', 'c': ''}
+        for round_, order in enumerate(itertools.permutations('abc')):
+            for token, app_id in apps.items():
+                self.backend_call('/org/freedesktop/portal/desktop',
+                                  'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                  GLib.Variant('(osa{sv})', (sender + token, app_id, {})))
+            # Served from the first message to one of its paths on.
+            self.backend_call(sender + order[-1], *introspect)
+            open_ = set(apps)
+            for i, token in enumerate(order):
+                self.assertIn('1_50', self.session_nodes())
+                self.backend_call(sender + token, IMPL_SESSION, 'Close2', GLib.Variant(
+                    '(a{sv})', ({'voluntary': GLib.Variant('b', (round_ + i) % 2 == 0)},)))
+                open_.discard(token)
+                if i == 0:
+                    self.backend_call('/org/freedesktop/portal/desktop',
+                                      'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                      GLib.Variant('(osa{sv})', (sender + token, apps[token], {})))
+                    self.assertIn('1_50', self.session_nodes())
+                    self.backend_call(sender + token, IMPL_SESSION, 'Close')
+                nodes = self.session_nodes()
+                self.assertEqual('1_50' in nodes, bool(open_), (order, token))
+                self.assertIn(other_node, nodes)
+        other.quit()
         self.sync_frontend()
         self.assertEqual(self.session_nodes(), [])
 
