@@ -13,7 +13,7 @@
  * for each SENDER the first time a message for it arrives, before GDBus
  * dispatches that message; the last session of a SENDER to go (closed and
  * answered, in either order; a Close before its Register, once that
- * Register is answered) takes it away again, as its count in
+ * Register is answered or refused) takes it away again, as its count in
  * SrPortal.sender_sessions drops to none: no look through every app's
  * sessions at each close.
  *
@@ -92,8 +92,8 @@ count_change (GHashTable *counts,
     g_hash_table_insert (counts, stored, GUINT_TO_POINTER (n));
 }
 
-/* @session comes into self->sessions (@more) or leaves it: its sender's
- * count follows. */
+/* @session comes into self->sessions (@more) or leaves it: its app's and
+ * its sender's counts follow. */
 static void
 count_session (SrPortal        *self,
                SrPortalSession *session,
@@ -101,8 +101,17 @@ count_session (SrPortal        *self,
 {
   g_autofree char *parent = sender_path (session->handle);
 
+  count_change (self->app_sessions, session->app_id, more);
   if (parent != NULL)
     count_change (self->sender_sessions, parent, more);
+}
+
+/* How many sessions @app_id holds, open or waiting for Register's answer. */
+guint
+sr_portal_app_sessions (SrPortal   *self,
+                        const char *app_id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->app_sessions, app_id));
 }
 
 SrPortalSession *
@@ -158,6 +167,16 @@ sr_portal_session_remove (SrPortal        *self,
   drop_sender_subtree (self, handle);
 }
 
+/* A Register of @handle was refused, and no session made: a Close that
+ * came before it (close_handle()) has nothing more to wait for, and the
+ * sender's subtree goes if nothing else of it is open. */
+void
+sr_portal_session_refused (SrPortal   *self,
+                           const char *handle)
+{
+  g_hash_table_remove (self->tombstones, handle);
+  drop_sender_subtree (self, handle);
+}
 
 /* What the record learns from a close. */
 void

@@ -14,7 +14,7 @@ import fakepolicyd
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
 from simulator import Simulator
 from srtest import (BUILD_DIR, LAUNCH, NOBODY, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
-                    SOURCE_DIR, GLib, Gio, PolicydTestCase)
+                    SOURCE_DIR, GLib, Gio, PolicydTestCase, remote_error)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
 CTL = os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')
@@ -856,6 +856,7 @@ class TestBounds(PortalTestCase):
     which then loses every app's state."""
     MAX_INSTANCES = 64
     MAX_DISCARD = 128
+    MAX_APP_SESSIONS = 1024
 
     def open_sessions(self, app, count, prefix):
         registrations = []
@@ -925,6 +926,71 @@ class TestBounds(PortalTestCase):
         newest = [r['instance-id'] for _, r in opened]
         self.assertEqual(last.instance_id, newest[-1])
         self.assertLessEqual(set(newest[:-1]), set(asked))
+
+    def register_directly(self, app_id, handles):
+        """Registers each of @handles for @app_id with the backend itself,
+        as the frontend does (without its GetAll first), 64 at a time: a
+        thousand through the stand-in frontend take too long. Returns the
+        answers in order: each a registration, or the GLib.Error."""
+        answers = {}
+
+        def done(conn, result, handle):
+            try:
+                answers[handle] = conn.call_finish(result).unpack()[0]
+            except GLib.Error as e:
+                answers[handle] = e
+        for start in range(0, len(handles), 64):
+            batch = handles[start:start + 64]
+            for handle in batch:
+                self.s.bus.call(BACKEND_NAME, '/org/freedesktop/portal/desktop',
+                                'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                GLib.Variant('(osa{sv})', (handle, app_id, {})), None,
+                                Gio.DBusCallFlags.NONE, 60000, None, done, handle)
+            self.s.wait_until(lambda: all(h in answers for h in batch), timeout=60,
+                              what='the Registers answered')
+        return [answers[h] for h in handles]
+
+    def test_sessions_of_one_app_are_bounded(self):
+        # Each Register with a new token made a session, and nothing
+        # bounded them: one sandboxed app grew the backend as it liked.
+        mallory = self.app('org.example.Mallory', token='first')
+        handles = [f'/org/freedesktop/portal/desktop/session/1_{77 + i % 2}/m{i}'
+                   for i in range(self.MAX_APP_SESSIONS - 1)]
+        answers = self.register_directly('org.example.Mallory', handles)
+        self.assertEqual([a for a in answers if not isinstance(a, dict)], [])
+        self.sync_frontend()
+        entry = self.app_entry('org.example.Mallory')
+        self.assertEqual(len(entry[1]), self.MAX_INSTANCES)
+        # One more is refused, and the frontend tells the app why.
+        mallory.token = 'past'
+        message = self.assertDBusError('org.freedesktop.DBus.Error.LimitsExceeded', mallory.register)
+        self.assertIn(f'{self.MAX_APP_SESSIONS} sessions open already', message)
+        # Its Close before the refused Register is not kept, nor its
+        # sender's objects, which had no other session.
+        refused = '/org/freedesktop/portal/desktop/session/1_79/x'
+        self.backend_call(refused, IMPL_SESSION, 'Close2',
+                          GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)))
+        self.assertIn('1_79', self.session_nodes())
+        self.assertIsInstance(self.register_directly('org.example.Mallory', [refused])[0], GLib.Error)
+        self.assertNotIn('1_79', self.session_nodes())
+        # Nothing else is lost: another app registers as ever, Mallory's
+        # entry in the record is as it was, and its sessions still close.
+        editor = self.app('org.example.Editor')
+        self.assertEqual(editor.reason, LAUNCH)
+        self.assertIsNotNone(editor.instance_id)
+        self.sync_frontend()
+        self.assertEqual(self.app_entry('org.example.Mallory'), entry)
+        mallory.quit()
+        self.backend_call(handles[-1], IMPL_SESSION, 'Close2',
+                          GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', True)},)))
+        # Two closed, two more: one through the frontend, one directly;
+        # then the bound again.
+        again = self.app('org.example.Mallory', token='again')
+        self.assertIn(again.reason, (LAUNCH, PRISTINE))
+        last = self.register_directly('org.example.Mallory', [handles[-1], refused])
+        self.assertIsInstance(last[0], dict)
+        self.assertEqual(remote_error(last[1]), 'org.freedesktop.DBus.Error.LimitsExceeded')
+        self.assertEqual(editor.reason, LAUNCH)
 
     def start_on_crashes(self, order, others=()):
         """A record written before the bound, and a backend started on it:
