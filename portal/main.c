@@ -176,6 +176,8 @@ run_backend (void)
   portal.apps = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sr_app_free);
   portal.sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                            (GDestroyNotify) sr_portal_session_free);
+  portal.app_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  portal.sender_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   portal.tombstones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_mutex_init (&portal.subtree_lock);
   g_rec_mutex_init (&portal.lock);
@@ -233,6 +235,8 @@ run_backend (void)
   g_clear_pointer (&portal.writer, sr_record_writer_free);
   g_clear_pointer (&portal.policy, sr_portal_policy_free);
   g_clear_pointer (&portal.sessions, g_hash_table_unref);
+  g_clear_pointer (&portal.app_sessions, g_hash_table_unref);
+  g_clear_pointer (&portal.sender_sessions, g_hash_table_unref);
   g_clear_pointer (&portal.apps, g_hash_table_unref);
   g_clear_pointer (&portal.tombstones, g_hash_table_unref);
   g_clear_pointer (&portal.subtrees, g_hash_table_unref);

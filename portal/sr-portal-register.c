@@ -332,11 +332,6 @@ handle_register (SrPortal        *self,
       return;
     }
 
-  closed_before = g_hash_table_remove (self->tombstones, handle);
-  call = g_new0 (RegisterCall, 1);
-  call->self = self;
-  call->connection = g_object_ref (connection);
-  call->message = g_object_ref (message);
   if (*app_id != '\0' && !sr_app_id_validate (app_id, &error))
     {
       /* Its words, not the id itself: a caller's id may be megabytes
@@ -344,6 +339,22 @@ handle_register (SrPortal        *self,
       g_message ("Register: %s: restoring nothing", error->message);
       app_id = "";
     }
+  /* Not logged: an app may send as many as it likes
+   * (SR_PORTAL_MAX_APP_SESSIONS in sr-portal.h). */
+  if (sr_portal_app_sessions (self, app_id) >= SR_PORTAL_MAX_APP_SESSIONS)
+    {
+      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                    "The app has %u sessions open already, the most one app may have: "
+                    "close one first", SR_PORTAL_MAX_APP_SESSIONS);
+      sr_portal_session_refused (self, handle);
+      return;
+    }
+
+  closed_before = g_hash_table_remove (self->tombstones, handle);
+  call = g_new0 (RegisterCall, 1);
+  call->self = self;
+  call->connection = g_object_ref (connection);
+  call->message = g_object_ref (message);
   call->session = session = sr_portal_session_new (self, handle,
                                                    g_dbus_message_get_sender (message),
                                                    app_id);

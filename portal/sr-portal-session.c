@@ -13,7 +13,9 @@
  * for each SENDER the first time a message for it arrives, before GDBus
  * dispatches that message; the last session of a SENDER to go (closed and
  * answered, in either order; a Close before its Register, once that
- * Register is answered) takes it away again.
+ * Register is answered or refused) takes it away again, as its count in
+ * SrPortal.sender_sessions drops to none: no look through every app's
+ * sessions at each close.
  *
  * Close and Close2 are answered at once (the frontend blocks a thread on
  * them), may come before Register has been answered, and leave the path
@@ -67,6 +69,51 @@ sr_portal_session_free (SrPortalSession *session)
   g_free (session);
 }
 
+/* One session more (@more) or one fewer under @key in @counts. */
+static void
+count_change (GHashTable *counts,
+              const char *key,
+              gboolean    more)
+{
+  gpointer stored = NULL, value = NULL;
+  guint n;
+
+  /* A key is there only with a count above none. */
+  if (!g_hash_table_steal_extended (counts, key, &stored, &value))
+    {
+      g_return_if_fail (more);
+      stored = g_strdup (key);
+    }
+  n = GPOINTER_TO_UINT (value);
+  n = more ? n + 1 : n - 1;
+  if (n == 0)
+    g_free (stored);
+  else
+    g_hash_table_insert (counts, stored, GUINT_TO_POINTER (n));
+}
+
+/* @session comes into self->sessions (@more) or leaves it: its app's and
+ * its sender's counts follow. */
+static void
+count_session (SrPortal        *self,
+               SrPortalSession *session,
+               gboolean         more)
+{
+  g_autofree char *parent = sender_path (session->handle);
+
+  count_change (self->app_sessions, session->app_id, more);
+  if (parent != NULL)
+    count_change (self->sender_sessions, parent, more);
+}
+
+/* How many sessions @app_id holds, open or waiting for Register's answer. */
+guint
+sr_portal_app_sessions (SrPortal   *self,
+                        const char *app_id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->app_sessions, app_id));
+}
+
 SrPortalSession *
 sr_portal_session_new (SrPortal   *self,
                        const char *handle,
@@ -74,13 +121,17 @@ sr_portal_session_new (SrPortal   *self,
                        const char *app_id)
 {
   SrPortalSession *session = g_new0 (SrPortalSession, 1);
+  SrPortalSession *old = g_hash_table_lookup (self->sessions, handle);
 
   session->handle = g_strdup (handle);
   session->frontend = g_strdup (frontend);
   session->app_id = g_strdup (app_id);
   session->asked_discard = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   /* A path is reused after Close: a new session replaces the closed one. */
+  if (old != NULL)
+    count_session (self, old, FALSE);
   g_hash_table_replace (self->sessions, session->handle, session);
+  count_session (self, session, TRUE);
   return session;
 }
 
@@ -89,18 +140,10 @@ drop_sender_subtree (SrPortal   *self,
                      const char *handle)
 {
   g_autofree char *parent = sender_path (handle);
-  g_autofree char *prefix = NULL;
-  GHashTableIter iter;
-  const char *other;
   gpointer id;
 
-  if (parent == NULL)
+  if (parent == NULL || g_hash_table_contains (self->sender_sessions, parent))
     return;
-  prefix = g_strconcat (parent, "/", NULL);
-  g_hash_table_iter_init (&iter, self->sessions);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &other, NULL))
-    if (g_str_has_prefix (other, prefix))
-      return;
 
   g_mutex_lock (&self->subtree_lock);
   if (g_hash_table_lookup_extended (self->subtrees, parent, NULL, &id))
@@ -119,7 +162,19 @@ sr_portal_session_remove (SrPortal        *self,
 {
   g_autofree char *handle = g_strdup (session->handle);
 
+  count_session (self, session, FALSE);
   g_hash_table_remove (self->sessions, handle);
+  drop_sender_subtree (self, handle);
+}
+
+/* A Register of @handle was refused, and no session made: a Close that
+ * came before it (close_handle()) has nothing more to wait for, and the
+ * sender's subtree goes if nothing else of it is open. */
+void
+sr_portal_session_refused (SrPortal   *self,
+                           const char *handle)
+{
+  g_hash_table_remove (self->tombstones, handle);
   drop_sender_subtree (self, handle);
 }
 

@@ -39,6 +39,18 @@ G_BEGIN_DECLS
 /* How long apps have to answer SaveHint at the session's end (the
  * interface's "within 3 seconds"). */
 #define SR_PORTAL_SAVE_HINT_TIMEOUT_MS 3000
+/* The most sessions one app id may hold at once (open, or closed and
+ * waiting for Register's answer); the apps the frontend could not
+ * identify count as one, "". A sandboxed app makes one with each Register
+ * it sends with a new token, and nothing else bounds them: it could grow
+ * the backend until the machine runs out of memory. A real app holds one
+ * per instance running, and past MAX_INSTANCES (64, sr-portal-record.c)
+ * its instances start afresh with no id; 16 times that is far above any
+ * real use, and keeps one app's sessions near a MiB of the backend's
+ * memory (measured: 0.8 KiB a session, 1.2 KiB with a sender and subtree
+ * of its own). A Register past it is refused (LimitsExceeded), and the
+ * app's other sessions are left as they were. */
+#define SR_PORTAL_MAX_APP_SESSIONS 1024
 
 typedef struct _SrPortalSession SrPortalSession;
 
@@ -110,6 +122,12 @@ typedef struct {
   guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */
+  GHashTable *app_sessions;      /* (owned) app id → how many of sessions are
+                                  * its (none: absent) */
+  GHashTable *sender_sessions;   /* (owned) sender path → how many of sessions
+                                  * are below it (none: absent), so that a
+                                  * session's removal knows at once whether its
+                                  * sender's subtree goes with it */
   GHashTable *tombstones;        /* (owned) handles closed before Register */
   gboolean ending;               /* the desktop session is ending */
   GMainLoop *loop;               /* (unowned) */
@@ -168,6 +186,10 @@ SrPortalSession *sr_portal_session_new (SrPortal   *self,
                                         const char *frontend,
                                         const char *app_id);
 void       sr_portal_session_free      (SrPortalSession *session);
+guint      sr_portal_app_sessions      (SrPortal   *self,
+                                        const char *app_id);
+void       sr_portal_session_refused   (SrPortal   *self,
+                                        const char *handle);
 void       sr_portal_session_remove    (SrPortal   *self,
                                         SrPortalSession *session);
 void       sr_portal_session_close     (SrPortal   *self,

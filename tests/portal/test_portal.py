@@ -2,6 +2,7 @@
 through a stand-in of xdg-desktop-portal's frontend
 (tests/lib/portalfrontend.py) with the real backend, which asks a real
 policyd with real dconf."""
+import itertools
 import json
 import os
 import random
@@ -13,7 +14,7 @@ import fakepolicyd
 from portalapp import IFACE as PORTAL_IFACE, PortalApp, state_path
 from simulator import Simulator
 from srtest import (BUILD_DIR, LAUNCH, NOBODY, POLICYD, PRISTINE, PYTHON, RECOVER, RESTORE,
-                    SOURCE_DIR, GLib, Gio, PolicydTestCase)
+                    SOURCE_DIR, GLib, Gio, PolicydTestCase, remote_error)
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
 CTL = os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl')
@@ -55,6 +56,12 @@ class PortalTestCase(PolicydTestCase):
         reply = self.s.bus.call_sync(BACKEND_NAME, path, iface, method, params, None,
                                      Gio.DBusCallFlags.NONE, timeout, None)
         return reply.unpack() if reply is not None else None
+
+    def session_nodes(self):
+        """The senders the backend serves session objects for."""
+        xml = self.backend_call('/org/freedesktop/portal/desktop/session',
+                                'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
+        return re.findall(r'<node name="([^"]+)"', xml)
 
     def sync_backend(self):
         """A round trip through the backend's main loop: whatever it was
@@ -293,12 +300,6 @@ class TestSessionObject(PortalTestCase):
             with open(log) as f:
                 self.assertIn('ERROR SUMMARY: 0 errors', f.read())
 
-    def session_nodes(self):
-        """The senders the backend serves session objects for."""
-        xml = self.backend_call('/org/freedesktop/portal/desktop/session',
-                                'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
-        return re.findall(r'<node name="([^"]+)"', xml)
-
     def test_sessions_closed_around_register_leave_no_object(self):
         # An app that leaves as it registers: the frontend's Close2 comes
         # before Register, or while policyd is asked. Each such sender's
@@ -324,6 +325,44 @@ class TestSessionObject(PortalTestCase):
         self.s.wait_until(lambda: len(replies) == 10, what='the Registers closed meanwhile')
         a = self.app('org.example.Editor')
         a.quit()
+        self.sync_frontend()
+        self.assertEqual(self.session_nodes(), [])
+
+    def test_a_sender_s_objects_are_served_while_one_of_its_sessions_is(self):
+        # Whether a session's removal takes its sender's objects away is
+        # counted per sender, not looked for among every app's sessions:
+        # the sender's three sessions (of two apps and an unidentified one)
+        # close in every order, one path is registered again meanwhile,
+        # and another sender's session stays open throughout.
+        sender = '/org/freedesktop/portal/desktop/session/1_50/'
+        introspect = ('org.freedesktop.DBus.Introspectable', 'Introspect')
+        other = self.app('org.example.Other')
+        self.backend_call(other.handle, *introspect)
+        other_node = other.handle.split('/')[-2]
+        apps = {'a': 'org.example.Editor', 'b': 'org.example.Viewer', 'c': ''}
+        for round_, order in enumerate(itertools.permutations('abc')):
+            for token, app_id in apps.items():
+                self.backend_call('/org/freedesktop/portal/desktop',
+                                  'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                  GLib.Variant('(osa{sv})', (sender + token, app_id, {})))
+            # Served from the first message to one of its paths on.
+            self.backend_call(sender + order[-1], *introspect)
+            open_ = set(apps)
+            for i, token in enumerate(order):
+                self.assertIn('1_50', self.session_nodes())
+                self.backend_call(sender + token, IMPL_SESSION, 'Close2', GLib.Variant(
+                    '(a{sv})', ({'voluntary': GLib.Variant('b', (round_ + i) % 2 == 0)},)))
+                open_.discard(token)
+                if i == 0:
+                    self.backend_call('/org/freedesktop/portal/desktop',
+                                      'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                      GLib.Variant('(osa{sv})', (sender + token, apps[token], {})))
+                    self.assertIn('1_50', self.session_nodes())
+                    self.backend_call(sender + token, IMPL_SESSION, 'Close')
+                nodes = self.session_nodes()
+                self.assertEqual('1_50' in nodes, bool(open_), (order, token))
+                self.assertIn(other_node, nodes)
+        other.quit()
         self.sync_frontend()
         self.assertEqual(self.session_nodes(), [])
 
@@ -817,6 +856,7 @@ class TestBounds(PortalTestCase):
     which then loses every app's state."""
     MAX_INSTANCES = 64
     MAX_DISCARD = 128
+    MAX_APP_SESSIONS = 1024
 
     def open_sessions(self, app, count, prefix):
         registrations = []
@@ -886,6 +926,71 @@ class TestBounds(PortalTestCase):
         newest = [r['instance-id'] for _, r in opened]
         self.assertEqual(last.instance_id, newest[-1])
         self.assertLessEqual(set(newest[:-1]), set(asked))
+
+    def register_directly(self, app_id, handles):
+        """Registers each of @handles for @app_id with the backend itself,
+        as the frontend does (without its GetAll first), 64 at a time: a
+        thousand through the stand-in frontend take too long. Returns the
+        answers in order: each a registration, or the GLib.Error."""
+        answers = {}
+
+        def done(conn, result, handle):
+            try:
+                answers[handle] = conn.call_finish(result).unpack()[0]
+            except GLib.Error as e:
+                answers[handle] = e
+        for start in range(0, len(handles), 64):
+            batch = handles[start:start + 64]
+            for handle in batch:
+                self.s.bus.call(BACKEND_NAME, '/org/freedesktop/portal/desktop',
+                                'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                GLib.Variant('(osa{sv})', (handle, app_id, {})), None,
+                                Gio.DBusCallFlags.NONE, 60000, None, done, handle)
+            self.s.wait_until(lambda: all(h in answers for h in batch), timeout=60,
+                              what='the Registers answered')
+        return [answers[h] for h in handles]
+
+    def test_sessions_of_one_app_are_bounded(self):
+        # Each Register with a new token made a session, and nothing
+        # bounded them: one sandboxed app grew the backend as it liked.
+        mallory = self.app('org.example.Mallory', token='first')
+        handles = [f'/org/freedesktop/portal/desktop/session/1_{77 + i % 2}/m{i}'
+                   for i in range(self.MAX_APP_SESSIONS - 1)]
+        answers = self.register_directly('org.example.Mallory', handles)
+        self.assertEqual([a for a in answers if not isinstance(a, dict)], [])
+        self.sync_frontend()
+        entry = self.app_entry('org.example.Mallory')
+        self.assertEqual(len(entry[1]), self.MAX_INSTANCES)
+        # One more is refused, and the frontend tells the app why.
+        mallory.token = 'past'
+        message = self.assertDBusError('org.freedesktop.DBus.Error.LimitsExceeded', mallory.register)
+        self.assertIn(f'{self.MAX_APP_SESSIONS} sessions open already', message)
+        # Its Close before the refused Register is not kept, nor its
+        # sender's objects, which had no other session.
+        refused = '/org/freedesktop/portal/desktop/session/1_79/x'
+        self.backend_call(refused, IMPL_SESSION, 'Close2',
+                          GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)))
+        self.assertIn('1_79', self.session_nodes())
+        self.assertIsInstance(self.register_directly('org.example.Mallory', [refused])[0], GLib.Error)
+        self.assertNotIn('1_79', self.session_nodes())
+        # Nothing else is lost: another app registers as ever, Mallory's
+        # entry in the record is as it was, and its sessions still close.
+        editor = self.app('org.example.Editor')
+        self.assertEqual(editor.reason, LAUNCH)
+        self.assertIsNotNone(editor.instance_id)
+        self.sync_frontend()
+        self.assertEqual(self.app_entry('org.example.Mallory'), entry)
+        mallory.quit()
+        self.backend_call(handles[-1], IMPL_SESSION, 'Close2',
+                          GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', True)},)))
+        # Two closed, two more: one through the frontend, one directly;
+        # then the bound again.
+        again = self.app('org.example.Mallory', token='again')
+        self.assertIn(again.reason, (LAUNCH, PRISTINE))
+        last = self.register_directly('org.example.Mallory', [handles[-1], refused])
+        self.assertIsInstance(last[0], dict)
+        self.assertEqual(remote_error(last[1]), 'org.freedesktop.DBus.Error.LimitsExceeded')
+        self.assertEqual(editor.reason, LAUNCH)
 
     def start_on_crashes(self, order, others=()):
         """A record written before the bound, and a backend started on it:
