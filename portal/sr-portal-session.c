@@ -41,7 +41,8 @@
 #define SESSION_VERSION 2
 /* Handles closed before their Register arrived, remembered so that the
  * late Register finds its session closed; their senders have left the
- * bus, so these paths cannot come back. */
+ * bus, so these paths cannot come back. Past this many the oldest is
+ * forgotten (add_tombstone()). */
 #define MAX_TOMBSTONES 1024
 
 static char *
@@ -236,6 +237,38 @@ sr_portal_session_close (SrPortal        *self,
     sr_portal_record_save (self);
 }
 
+/* Remembers @handle as closed before its Register. Not every one sees
+ * a Register, and a sandboxed app makes such closes as it likes (each
+ * Register of its refused past its bound, then the frontend's Close2 of
+ * it). So once full, the oldest is forgotten, whose Register has had a
+ * thousand closes' time to come, rather than every new one: the next app
+ * to leave as it registered was taken for running for good. */
+static void
+add_tombstone (SrPortal   *self,
+               const char *handle)
+{
+  if (g_hash_table_size (self->tombstones) >= MAX_TOMBSTONES &&
+      !g_hash_table_contains (self->tombstones, handle))
+    {
+      GHashTableIter iter;
+      gpointer key, value, oldest = NULL;
+      gsize oldest_order = G_MAXSIZE;
+      g_autofree char *forgotten = NULL;
+
+      g_hash_table_iter_init (&iter, self->tombstones);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (GPOINTER_TO_SIZE (value) < oldest_order)
+          {
+            oldest = key;
+            oldest_order = GPOINTER_TO_SIZE (value);
+          }
+      g_hash_table_steal_extended (self->tombstones, oldest, (gpointer *) &forgotten, NULL);
+      drop_sender_subtree (self, forgotten);
+    }
+  g_hash_table_insert (self->tombstones, g_strdup (handle),
+                       GSIZE_TO_POINTER (++self->tombstone_order));
+}
+
 static void
 close_handle (SrPortal    *self,
               const char  *handle,
@@ -248,8 +281,8 @@ close_handle (SrPortal    *self,
       /* Before its Register: that Register will find it closed. A
        * voluntary close needs the handle Register returns, so it cannot
        * come first. */
-      if (kind != SR_CLOSE_VOLUNTARY && g_hash_table_size (self->tombstones) < MAX_TOMBSTONES)
-        g_hash_table_add (self->tombstones, g_strdup (handle));
+      if (kind != SR_CLOSE_VOLUNTARY)
+        add_tombstone (self, handle);
       /* Nothing more to serve there, but for the sender's other Close
        * calls that came before their Register too: its subtree goes
        * once that Register is answered, or now if no Register will

@@ -128,7 +128,9 @@ typedef struct {
                                   * are below it (none: absent), so that a
                                   * session's removal knows at once whether its
                                   * sender's subtree goes with it */
-  GHashTable *tombstones;        /* (owned) handles closed before Register */
+  GHashTable *tombstones;        /* (owned) handles closed before Register →
+                                  * their order, tombstone_order when added */
+  gsize tombstone_order;
   gboolean ending;               /* the desktop session is ending */
   GMainLoop *loop;               /* (unowned) */
   GMutex subtree_lock;           /* guards subtrees and save_restore_id (the filter

@@ -278,6 +278,31 @@ class TestSessionObject(PortalTestCase):
         b = self.app('org.example.Editor')
         self.assertEqual((b.reason, b.instance_id), (RECOVER, reply['instance-id']))
 
+    def test_close2_before_register_after_many_never_registered(self):
+        # Close2 of 1,100 sessions whose Register never comes (as a
+        # sandboxed app makes them past its bound on sessions: each
+        # Register refused, then the frontend's Close2). The backend kept
+        # the first 1,024 for good and remembered no later one, so the
+        # next app to leave as it registered was taken for running.
+        a = self.app('org.example.Editor')
+        a.crash()
+        self.sync_frontend()
+        for i in range(1100):
+            self.backend_call(f'/org/freedesktop/portal/desktop/session/7_{i}/gone', IMPL_SESSION,
+                              'Close2', GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)))
+        handle = '/org/freedesktop/portal/desktop/session/9_9/x'
+        self.backend_call(handle, IMPL_SESSION, 'Close2',
+                          GLib.Variant('(a{sv})', ({'voluntary': GLib.Variant('b', False)},)))
+        reply = self.backend_call('/org/freedesktop/portal/desktop',
+                                  'org.freedesktop.impl.portal.SaveRestore', 'Register',
+                                  GLib.Variant('(osa{sv})', (handle, 'org.example.Editor', {})))[0]
+        self.assertEqual(reply['restore-reason'], RECOVER)
+        # Its session is closed: the next one takes the same instance.
+        b = self.app('org.example.Editor')
+        self.assertEqual((b.reason, b.instance_id), (RECOVER, reply['instance-id']))
+        # The objects of the senders forgotten are not served either.
+        self.assertLessEqual(len(self.session_nodes()), 1024 + 1)
+
     def test_register_and_close_in_quick_succession(self):
         # Register and Close2 are handled on GDBus's worker thread, while the
         # main loop may be taking a snapshot of the record after Register:
