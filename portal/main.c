@@ -71,7 +71,8 @@ control_done (GObject      *source,
   gpointer tag = g_task_get_source_tag (G_TASK (result));
   gboolean ok = tag == sr_portal_login_async ? sr_portal_login_finish (portal, result, &error)
                 : tag == sr_record_writer_flush_async
-                ? sr_record_writer_flush_finish (portal->writer, result, &error)
+                ? (sr_record_writer_flush_finish (portal->writer, result, &error) &&
+                   sr_portal_record_check_written (portal, &error))
                 : sr_portal_end_session_finish (portal, result, &error);
 
   if (ok)

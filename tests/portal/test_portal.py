@@ -63,18 +63,25 @@ class PortalTestCase(PolicydTestCase):
                                 'org.freedesktop.DBus.Introspectable', 'Introspect')[0]
         return re.findall(r'<node name="([^"]+)"', xml)
 
-    def sync_backend(self):
+    def sync_backend(self, written=True):
         """A round trip through the backend's main loop: whatever it was
         sent before (Close2 from the frontend) has been handled, and the
-        record it wrote for it is on disk (Sync)."""
-        self.backend_call(*CONTROL, 'Sync')
+        record it wrote for it is on disk (Sync); or, not @written, Sync
+        says the record was too large to write."""
+        if written:
+            self.backend_call(*CONTROL, 'Sync')
+            return
+        message = self.assertDBusError('org.freedesktop.DBus.Error.Failed',
+                                       self.backend_call, *CONTROL, 'Sync')
+        self.assertRegex(message, r'session-restore-portal@[^ ]*\.state was not written: \d+ bytes, '
+                                  r'more than the \d+ read at the next start')
 
-    def sync_frontend(self):
+    def sync_frontend(self, written=True):
         self.s.bus.call_sync('org.freedesktop.portal.Desktop', '/org/freedesktop/portal/desktop',
                              'org.freedesktop.DBus.Properties', 'Get',
                              GLib.Variant('(ss)', ('org.freedesktop.portal.SaveRestore', 'version')),
                              None, Gio.DBusCallFlags.NONE, 30000, None)
-        self.sync_backend()
+        self.sync_backend(written)
 
     def record_apps(self):
         with open(self.record, 'rb') as f:
@@ -1083,7 +1090,8 @@ class TestBounds(PortalTestCase):
         mallory = self.app('org.example.Mallory', token='first')
         self.open_sessions(mallory, 40, 'm')
         mallory.crash()
-        self.sync_frontend()
+        # Sync says so: it said the record was on disk.
+        self.sync_frontend(written=False)
         self.assertLessEqual(os.path.getsize(self.record), 2048)
         self.assertEqual(self.record_apps()['org.example.Editor'], kept)
         self.stop(self.backend)
@@ -1096,9 +1104,10 @@ class TestBounds(PortalTestCase):
         again = self.app('org.example.Editor', token='again')
         self.assertEqual((again.reason, again.instance_id), (LAUNCH, editor.instance_id))
 
-    def end_session(self, max_size, sessions):
+    def end_session(self, max_size, sessions, fits):
         """The backend again, its record's limit @max_size bytes, the
-        editor and @sessions of Mallory's open, then session-restore-ctl
+        editor and @sessions of Mallory's open (a record that @fits in
+        it or not), then session-restore-ctl
         session end; returns the command's exit status, output and errors,
         and the backend's log from its start to its exit."""
         self.stop(self.backend)
@@ -1106,7 +1115,7 @@ class TestBounds(PortalTestCase):
         log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
         editor = self.app('org.example.Editor')
         self.open_sessions(self.app('org.example.Mallory', token='first'), sessions, 'm')
-        self.sync_frontend()
+        self.sync_frontend(written=fits)
         with open(self.record, 'rb') as f:
             self.before = f.read()
         ctl = subprocess.Popen([CTL, 'session', 'end'], env=self.s.env, stdout=subprocess.PIPE,
@@ -1123,7 +1132,7 @@ class TestBounds(PortalTestCase):
         # The session's end said "the open apps are recorded" (the backend's
         # log, and session-restore-ctl) when the record was too large to be
         # written, and the disk kept an older one without them.
-        status, out, err, log = self.end_session(2048, 40)
+        status, out, err, log = self.end_session(2048, 40, fits=False)
         self.assertEqual(out, '')
         self.assertNotEqual(status, 0)
         self.assertRegex(err, r'^session-restore-ctl: .*session-restore-portal@[^ ]*'
@@ -1136,7 +1145,7 @@ class TestBounds(PortalTestCase):
 
     def test_a_session_end_written_says_so(self):
         # The same, the record within its limit.
-        status, out, err, log = self.end_session(65536, 2)
+        status, out, err, log = self.end_session(65536, 2, fits=True)
         self.assertEqual((status, out, err),
                          (0, 'Ended: the open apps are recorded for the next login.\n', ''))
         self.assertIn('The session ended; the open apps are recorded', log)
