@@ -84,6 +84,25 @@ boottime_ns (void)
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
+/* NameOwnerChanged's three names ("(sss)"), read by index rather than
+ * through a format string parsed at each signal. Each stays valid while
+ * @names does. */
+static void
+read_owner_change (GVariant    *names,
+                   const char **name,
+                   const char **old_owner,
+                   const char **new_owner)
+{
+  const char **out[] = { name, old_owner, new_owner };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (out); i++)
+    {
+      g_autoptr(GVariant) child = g_variant_get_child_value (names, i);
+
+      *out[i] = g_variant_get_string (child, NULL);
+    }
+}
+
 static void
 appearances_clear (Appearances *appearances)
 {
@@ -121,7 +140,7 @@ note_appearances_filter (GDBusConnection *bus,
   if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(sss)")))
     return message;
 
-  g_variant_get (body, "(&s&s&s)", &name, &old_owner, &new_owner);
+  read_owner_change (body, &name, &old_owner, &new_owner);
   if (name[0] == ':' && old_owner[0] == '\0' && new_owner[0] != '\0')
     {
       gint64 *when = g_new (gint64, 1);
@@ -189,7 +208,7 @@ on_name_owner_changed_cb (GDBusConnection *bus,
   SrCallerCache *self = user_data;
   const char *name, *old_owner, *new_owner;
 
-  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
+  read_owner_change (parameters, &name, &old_owner, &new_owner);
   if (name[0] == ':' && new_owner[0] == '\0')
     {
       g_autoptr(SrCaller) caller = NULL;

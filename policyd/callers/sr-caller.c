@@ -131,6 +131,73 @@ sr_caller_started_after (guint64 start_time,
   return start_time > appeared_ticks;
 }
 
+/* GetConnectionCredentials's entries that identification reads. */
+typedef enum {
+  CREDENTIAL_UID,
+  CREDENTIAL_PROCESS_FD,
+  CREDENTIAL_PID,
+  CREDENTIAL_LABEL,
+  N_CREDENTIALS
+} Credential;
+
+static const char *const credential_keys[N_CREDENTIALS] = {
+  [CREDENTIAL_UID] = "UnixUserID",
+  [CREDENTIAL_PROCESS_FD] = "ProcessFD",
+  [CREDENTIAL_PID] = "ProcessID",
+  [CREDENTIAL_LABEL] = "LinuxSecurityLabel",
+};
+
+/* The value of each of the keys above, or NULL. */
+typedef struct {
+  GVariant *values[N_CREDENTIALS];   /* (owned) (nullable) */
+} Credentials;
+
+static void
+credentials_clear (Credentials *read)
+{
+  for (guint i = 0; i < N_CREDENTIALS; i++)
+    g_clear_pointer (&read->values[i], g_variant_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Credentials, credentials_clear)
+
+/* Fills @read in one pass over @credentials (a{sv}): as g_variant_lookup()
+ * finds a key, the first entry of it counts, but without a pass and a
+ * format string parsed for each key (45,000 instructions of a first
+ * call's answer for the three or four it reads). The caller checks each
+ * value's type. */
+static void
+read_credentials (GVariant    *credentials,
+                  Credentials *read)
+{
+  GVariant **values = read->values;
+  gsize n = g_variant_n_children (credentials);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (credentials, i);
+      g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
+      const char *name = g_variant_get_string (key, NULL);
+
+      for (guint k = 0; k < N_CREDENTIALS; k++)
+        if (values[k] == NULL && g_str_equal (name, credential_keys[k]))
+          {
+            g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
+
+            values[k] = g_variant_get_variant (boxed);
+            break;
+          }
+    }
+}
+
+/* Whether @value (nullable) is there with the type @type. */
+static gboolean
+credential_is (GVariant           *value,
+               const GVariantType *type)
+{
+  return value != NULL && g_variant_is_of_type (value, type);
+}
+
 /* @credentials: GetConnectionCredentials's answer, with @fds its fds;
  * @appeared_ns: when the caller's connection appeared on the bus
  * (CLOCK_BOOTTIME ns), or a time after that, or TIME_UNKNOWN;
@@ -149,23 +216,26 @@ sr_caller_identify (GVariant            *credentials,
   g_autofree char *bus_label = NULL;
   g_auto(SrFd) pidfd = -1;
   g_auto(SrFd) root_fd = -1;
+  g_auto(Credentials) read = { { NULL } };
+  GVariant **values = read.values;
   guint64 start_time_after;
-  gint32 fd_index;
   gboolean ok;
 
-  if (!g_variant_lookup (credentials, "UnixUserID", "u", &caller->uid))
+  read_credentials (credentials, &read);
+  if (!credential_is (values[CREDENTIAL_UID], G_VARIANT_TYPE_UINT32))
     {
       g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                            "The bus did not tell the caller's user");
       return NULL;
     }
+  caller->uid = g_variant_get_uint32 (values[CREDENTIAL_UID]);
 
   /* A pidfd pins the process that connected: its pid cannot be reused
    * while we look. If that process has exited, whoever holds its socket
    * now cannot be told: refused, not looked up by pid. */
-  if (fds != NULL && g_variant_lookup (credentials, "ProcessFD", "h", &fd_index))
+  if (fds != NULL && credential_is (values[CREDENTIAL_PROCESS_FD], G_VARIANT_TYPE_HANDLE))
     {
-      pidfd = g_unix_fd_list_get (fds, fd_index, NULL);
+      pidfd = g_unix_fd_list_get (fds, g_variant_get_handle (values[CREDENTIAL_PROCESS_FD]), NULL);
       if (pidfd < 0 || (caller->pid = sr_process_pid_from_pidfd (pidfd)) == 0)
         {
           g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
@@ -174,16 +244,20 @@ sr_caller_identify (GVariant            *credentials,
           return NULL;
         }
     }
-  if (caller->pid == 0 &&
-      !g_variant_lookup (credentials, "ProcessID", "u", &caller->pid))
+  if (caller->pid == 0)
     {
-      g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
-                           "The bus did not tell the caller's process");
-      return NULL;
+      if (!credential_is (values[CREDENTIAL_PID], G_VARIANT_TYPE_UINT32))
+        {
+          g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
+                               "The bus did not tell the caller's process");
+          return NULL;
+        }
+      caller->pid = g_variant_get_uint32 (values[CREDENTIAL_PID]);
     }
   /* The bus's label is the one of the process that connected, as it was
    * then; a nul-terminated byte string. */
-  g_variant_lookup (credentials, "LinuxSecurityLabel", "^ay", &bus_label);
+  if (credential_is (values[CREDENTIAL_LABEL], G_VARIANT_TYPE_BYTESTRING))
+    bus_label = g_variant_dup_bytestring (values[CREDENTIAL_LABEL], NULL);
 
   root_path = g_strdup_printf ("/proc/%u/root", caller->pid);
   ok = sr_process_read_start_time (caller->pid, &caller->start_time, error);

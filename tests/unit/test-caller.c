@@ -157,6 +157,75 @@ test_caller_identify (void)
   g_assert_nonnull (strstr (error->message, "Cannot tell who is calling"));
 }
 
+/* sr_caller_identify() on the credentials written in @creds (GVariant
+ * text), with this process's uid for "%u" and its pid for "%p": the
+ * caller, or NULL and @error set. */
+static SrCaller *
+identify_text (const char  *creds,
+               GError     **error)
+{
+  g_autoptr(GString) text = g_string_new (creds);
+  g_autofree char *uid = g_strdup_printf ("%u", getuid ());
+  g_autofree char *pid = g_strdup_printf ("%u", (guint) getpid ());
+  g_autoptr(GVariant) parsed = NULL;
+
+  g_string_replace (text, "%u", uid, 0);
+  g_string_replace (text, "%p", pid, 0);
+  parsed = g_variant_ref_sink (g_variant_new_parsed (text->str));
+
+  return sr_caller_identify (parsed, NULL, boottime_now (), NULL, error);
+}
+
+/* The credentials' entries are read as g_variant_lookup() reads them: a
+ * key missing or of another type is not there, and of a key given twice
+ * the first entry counts. */
+static void
+test_caller_identify_entries (void)
+{
+  const struct {
+    const char *creds;
+    const char *refused;   /* NULL: identified */
+  } cases[] = {
+    { "{'ProcessID': <uint32 %p>}", "The bus did not tell the caller's user" },
+    /* The first UnixUserID is of the wrong type: the right one after it
+     * does not count. */
+    { "{'UnixUserID': <int32 %u>, 'UnixUserID': <uint32 %u>, 'ProcessID': <uint32 %p>}",
+      "The bus did not tell the caller's user" },
+    { "{'UnixUserID': <uint32 %u>, 'ProcessID': <int32 %p>}",
+      "The bus did not tell the caller's process" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrCaller) caller = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      caller = identify_text (cases[i].creds, &error);
+      g_assert_null (caller);
+      g_assert_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED);
+      g_assert_cmpstr (error->message, ==, cases[i].refused);
+      g_clear_error (&error);
+    }
+
+  /* Two ProcessIDs and two labels: the first of each counts, and an
+   * entry of a key not read between them changes nothing. */
+  caller = identify_text ("{'LinuxSecurityLabel': <b'snap.example.app (enforce)'>, "
+                          "'UnixGroupIDs': <uint32 0>, 'ProcessID': <uint32 %p>, "
+                          "'UnixUserID': <uint32 %u>, 'ProcessID': <uint32 4294967295>, "
+                          "'LinuxSecurityLabel': <b'unconfined'>}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (caller->pid, ==, (guint) getpid ());
+  g_assert_cmpuint (caller->uid, ==, getuid ());
+  g_assert_cmpint (caller->kind, ==, SR_CALLER_SNAP);
+  g_assert_cmpstr (caller->app_id, ==, "snap.example");
+  g_clear_pointer (&caller, sr_caller_unref);
+
+  /* A label of another type is no label. */
+  caller = identify_text ("{'UnixUserID': <uint32 %u>, 'ProcessID': <uint32 %p>, "
+                          "'LinuxSecurityLabel': <'snap.example.app (enforce)'>}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (caller->kind, ==, SR_CALLER_HOST);
+}
+
 /* Without ProcessFD, a process is let pass for a host caller only if it
  * holds a connection to the bus itself, and an unknown time refuses it.
  * With ProcessFD, the pidfd pins the process that connected: neither its
@@ -274,6 +343,7 @@ main (int argc, char **argv)
   g_test_add_func ("/caller/snap-label", test_snap_label);
   g_test_add_func ("/caller/started-after", test_caller_started_after);
   g_test_add_func ("/caller/identify", test_caller_identify);
+  g_test_add_func ("/caller/identify-entries", test_caller_identify_entries);
   g_test_add_func ("/caller/identify-pinned-or-holding", test_caller_identify_pinned_or_holding);
 
   return g_test_run ();
