@@ -31,9 +31,10 @@
 /* The exit reports that could not be sent. policyd refuses them past 200
  * at once and 20 a second from one connection, or half that about one
  * app (sr-fast-path.c), so a burst of exits (a crash loop, a few hundred
- * apps closing) would write a warning each. Shared with the calls in flight, which may end after the
- * backend has let go of it; their callbacks run on GDBus's worker thread,
- * the count's timeout in the main loop. */
+ * apps closing) would write a warning each. Shared with the calls in
+ * flight, which may end after the backend has let go of it; their
+ * callbacks run on GDBus's worker thread, the count's timeout in the main
+ * loop. */
 typedef struct {
   GMutex lock;
   gint64 counting_until;         /* monotonic µs: failures until then are counted */
