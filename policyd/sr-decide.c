@@ -14,6 +14,7 @@
 #include "sr-app-id.h"
 #include "sr-decide.h"
 #include "sr-error.h"
+#include "sr-vardict.h"
 
 #define USEC_PER_DAY (G_USEC_PER_SEC * (gint64) 86400)
 
@@ -72,8 +73,8 @@ sr_decide_save (const SrDecisionContext  *ctx,
 
 /* The options "saved-at" and "interactive", if given; the first of each
  * counts, as with g_variant_lookup(). One pass over the entries, without
- * format strings: GVariant's format parsing costs more than all the rules
- * together. */
+ * format strings (sr_vardict_read()): GVariant's format parsing costs
+ * more than all the rules together. */
 static gboolean
 find_options (GVariant  *options,
               gboolean  *out_found,
@@ -81,49 +82,38 @@ find_options (GVariant  *options,
               gboolean  *out_interactive,
               GError   **error)
 {
-  gsize n = options != NULL ? g_variant_n_children (options) : 0;
-  gboolean seen_interactive = FALSE;
+  static const char *const keys[] = { "saved-at", "interactive" };
+  GVariant *values[G_N_ELEMENTS (keys)];
+  g_autoptr(GVariant) saved_at = NULL;
+  g_autoptr(GVariant) interactive = NULL;
 
+  sr_vardict_read (options, keys, G_N_ELEMENTS (keys), values);
+  saved_at = values[0];
+  interactive = values[1];
   *out_found = FALSE;
   *out_interactive = FALSE;
-  for (gsize i = 0; i < n && !(*out_found && seen_interactive); i++)
+  if (saved_at != NULL)
     {
-      g_autoptr(GVariant) entry = g_variant_get_child_value (options, i);
-      g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
-      const char *name = g_variant_get_string (key, NULL);
-      g_autoptr(GVariant) boxed = NULL;
-      g_autoptr(GVariant) value = NULL;
-      gboolean is_saved_at = strcmp (name, "saved-at") == 0;
-
-      if (is_saved_at ? *out_found : (strcmp (name, "interactive") != 0 || seen_interactive))
-        continue;
-
-      boxed = g_variant_get_child_value (entry, 1);
-      value = g_variant_get_variant (boxed);
-      if (is_saved_at)
+      if (g_variant_classify (saved_at) != G_VARIANT_CLASS_INT64)
         {
-          if (g_variant_classify (value) != G_VARIANT_CLASS_INT64)
-            {
-              g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                           "The option “saved-at” must be of type “x”, not “%s”",
-                           g_variant_get_type_string (value));
-              return FALSE;
-            }
-          *out_found = TRUE;
-          *out_saved_at = g_variant_get_int64 (value);
+          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                       "The option “saved-at” must be of type “x”, not “%s”",
+                       g_variant_get_type_string (saved_at));
+          return FALSE;
         }
-      else
+      *out_found = TRUE;
+      *out_saved_at = g_variant_get_int64 (saved_at);
+    }
+  if (interactive != NULL)
+    {
+      if (g_variant_classify (interactive) != G_VARIANT_CLASS_BOOLEAN)
         {
-          if (g_variant_classify (value) != G_VARIANT_CLASS_BOOLEAN)
-            {
-              g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                           "The option “interactive” must be of type “b”, not “%s”",
-                           g_variant_get_type_string (value));
-              return FALSE;
-            }
-          seen_interactive = TRUE;
-          *out_interactive = g_variant_get_boolean (value);
+          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                       "The option “interactive” must be of type “b”, not “%s”",
+                       g_variant_get_type_string (interactive));
+          return FALSE;
         }
+      *out_interactive = g_variant_get_boolean (interactive);
     }
   return TRUE;
 }

@@ -79,6 +79,7 @@
 #include "sr-error.h"
 #include "sr-fd.h"
 #include "sr-process.h"
+#include "sr-vardict.h"
 
 static void
 caller_clear (SrCaller *caller)
@@ -161,35 +162,6 @@ credentials_clear (Credentials *read)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Credentials, credentials_clear)
 
-/* Fills @read in one pass over @credentials (a{sv}): as g_variant_lookup()
- * finds a key, the first entry of it counts, but without a pass and a
- * format string parsed for each key (45,000 instructions of a first
- * call's answer for the three or four it reads). The caller checks each
- * value's type. */
-static void
-read_credentials (GVariant    *credentials,
-                  Credentials *read)
-{
-  GVariant **values = read->values;
-  gsize n = g_variant_n_children (credentials);
-
-  for (gsize i = 0; i < n; i++)
-    {
-      g_autoptr(GVariant) entry = g_variant_get_child_value (credentials, i);
-      g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
-      const char *name = g_variant_get_string (key, NULL);
-
-      for (guint k = 0; k < N_CREDENTIALS; k++)
-        if (values[k] == NULL && g_str_equal (name, credential_keys[k]))
-          {
-            g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
-
-            values[k] = g_variant_get_variant (boxed);
-            break;
-          }
-    }
-}
-
 /* Whether @value (nullable) is there with the type @type. */
 static gboolean
 credential_is (GVariant           *value,
@@ -221,7 +193,7 @@ sr_caller_identify (GVariant            *credentials,
   guint64 start_time_after;
   gboolean ok;
 
-  read_credentials (credentials, &read);
+  sr_vardict_read (credentials, credential_keys, N_CREDENTIALS, values);
   if (!credential_is (values[CREDENTIAL_UID], G_VARIANT_TYPE_UINT32))
     {
       g_set_error_literal (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
