@@ -71,6 +71,21 @@ sr_decide_save (const SrDecisionContext  *ctx,
   return answer (SR_VERDICT_ALLOW, "allowed", out_verdict, out_why);
 }
 
+/* Whether @value, an option given as @name, is of the type @type. */
+static gboolean
+option_is (GVariant   *value,
+           const char *name,
+           const char *type,
+           GError    **error)
+{
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE (type)))
+    return TRUE;
+  g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+               "The option “%s” must be of type “%s”, not “%s”", name, type,
+               g_variant_get_type_string (value));
+  return FALSE;
+}
+
 /* The options "saved-at" and "interactive", if given; the first of each
  * counts, as with g_variant_lookup(). One pass over the entries, without
  * format strings (sr_vardict_read()): GVariant's format parsing costs
@@ -90,31 +105,13 @@ find_options (GVariant  *options,
   sr_vardict_read (options, keys, G_N_ELEMENTS (keys), values);
   saved_at = values[0];
   interactive = values[1];
-  *out_found = FALSE;
-  *out_interactive = FALSE;
+  if ((saved_at != NULL && !option_is (saved_at, keys[0], "x", error)) ||
+      (interactive != NULL && !option_is (interactive, keys[1], "b", error)))
+    return FALSE;
+  *out_found = saved_at != NULL;
   if (saved_at != NULL)
-    {
-      if (g_variant_classify (saved_at) != G_VARIANT_CLASS_INT64)
-        {
-          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                       "The option “saved-at” must be of type “x”, not “%s”",
-                       g_variant_get_type_string (saved_at));
-          return FALSE;
-        }
-      *out_found = TRUE;
-      *out_saved_at = g_variant_get_int64 (saved_at);
-    }
-  if (interactive != NULL)
-    {
-      if (g_variant_classify (interactive) != G_VARIANT_CLASS_BOOLEAN)
-        {
-          g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
-                       "The option “interactive” must be of type “b”, not “%s”",
-                       g_variant_get_type_string (interactive));
-          return FALSE;
-        }
-      *out_interactive = g_variant_get_boolean (interactive);
-    }
+    *out_saved_at = g_variant_get_int64 (saved_at);
+  *out_interactive = interactive != NULL && g_variant_get_boolean (interactive);
   return TRUE;
 }
 
