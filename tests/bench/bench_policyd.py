@@ -13,7 +13,8 @@ def main():
     try:
         env = dict(session.env, SR_BENCH_POLICYD=POLICYD,
                    SR_BENCH_PERMISSION_STORE='/usr/libexec/xdg-permission-store')
-        for passthrough in ('SR_BENCH_CALLS', 'SR_BENCH_QUICK', 'SR_BENCH_COLD_ONLY'):
+        for passthrough in ('SR_BENCH_CALLS', 'SR_BENCH_QUICK', 'SR_BENCH_COLD_ONLY',
+                            'SR_BENCH_COLD_STARTS', 'SR_BENCH_DUMP'):
             if passthrough in os.environ:
                 env[passthrough] = os.environ[passthrough]
         return subprocess.run([os.path.join(BUILD_DIR, 'tests', 'bench', 'bench-policyd')],
