@@ -6,7 +6,9 @@ Register: an app's Register through the stand-in frontend
 policyd (one CheckRestore round trip, part of the cost) and records the
 instance, against the same path to a backend that answers at once and
 asks no one (bench-portal-baseline). Two private sessions, one each,
-measured in alternating rounds so that a busy machine slows both alike.
+measured in alternating rounds so that a busy machine slows both alike;
+the rounds are spread over WORLDS (3) such pairs of sessions, one after
+the other, each with processes of its own (see main()).
 Each Register is followed by a voluntary Close and a round trip through
 the backend's main loop (not timed), so that the app's next launch is
 LAUNCH with its id again, as an app started and quit over and over; the
@@ -29,7 +31,8 @@ then calls (as bench-policyd's cold start); the figures of a caller that
 polls every 0.2 ms are printed too, without a target.
 
 Idle RSS: the backend's resident memory a second after the Registers,
-against the do-nothing backend's after the same Registers; target <= 1.1x
+against the do-nothing backend's after the same Registers, the median of
+the worlds'; target <= 1.1x
 (the minimal service's after start is printed too). Its anonymous part,
 the memory no other process shares, is printed beside it: most of the
 rest is pages of libc and GLib that every process maps.
@@ -61,8 +64,11 @@ IMPL = 'org.freedesktop.impl.portal.SaveRestore'
 DESKTOP_PATH = '/org/freedesktop/portal/desktop'
 FRONTEND = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalfrontend.py')
 ROUNDS = int(os.environ.get('SR_BENCH_ROUNDS', '30'))
+WORLDS = int(os.environ.get('SR_BENCH_PORTAL_WORLDS', '3'))
 PER_ROUND = 20
-COLD_STARTS = int(os.environ.get('SR_BENCH_COLD_STARTS', '21'))
+# One start can take twice as long as the next here: the median of 21 moved
+# a run's ratio by 0.1x, as bench-policyd.c's cold start found (101 there too).
+COLD_STARTS = int(os.environ.get('SR_BENCH_COLD_STARTS', '101'))
 SETTLE_S = 0.2
 REGISTER_TARGET, COLD_TARGET, RSS_TARGET = 1.3, 1.2, 1.1
 EXIT_RATE = 10     # policyd's NOTE_EXIT_APP_RATE: the bench's one app
@@ -224,10 +230,10 @@ def verdict(what, ratio, target):
     return ratio <= target
 
 
-def main():
-    backends = {'portal': [BACKEND]}
-    if OTHER:
-        backends['other'] = [OTHER]
+def measure_registers(backends, rounds):
+    """Register in each backend's world, @rounds alternating rounds: the
+    times, the idle RSS and its anonymous part after them, and the exit
+    reports policyd refused."""
     worlds = {}
     try:
         worlds['baseline'] = World('baseline', [BASELINE, BACKEND_NAME], policyd=False)
@@ -239,7 +245,7 @@ def main():
             for world in worlds.values():
                 world.register()
         started = {}
-        for i in range(ROUNDS):
+        for i in range(rounds):
             for name in order[i % len(order):] + order[:i % len(order)]:
                 time.sleep(max(0, started.get(name, 0) + PER_ROUND / EXIT_RATE - time.monotonic()))
                 started[name] = time.monotonic()
@@ -257,6 +263,31 @@ def main():
             log = f.read()
         refused[name] = (log.count('Could not tell policyd of an exit: ') +
                          sum(int(n) for n in re.findall(r'policyd of (\d+) more exits', log)))
+    return times, rss, anon, refused
+
+
+def main():
+    backends = {'portal': [BACKEND]}
+    if OTHER:
+        backends['other'] = [OTHER]
+    # The rounds are spread over WORLDS worlds, one after the other, each
+    # with processes of its own: where a process's libraries and heap land
+    # is fixed for its life, and it moved a run's Register ratio by about
+    # 0.04x and its RSS by 5% (tests/bench/NOTES.md), which more rounds in
+    # one world do not average out. The times of all worlds are pooled;
+    # the RSS is the median of the worlds'.
+    times, rss_all, anon_all, refused = {}, {}, {}, {}
+    for w in range(WORLDS):
+        rounds = ROUNDS // WORLDS + (1 if w < ROUNDS % WORLDS else 0)
+        t, r, a, f = measure_registers(backends, rounds)
+        for name in t:
+            times.setdefault(name, []).extend(t[name])
+            rss_all.setdefault(name, []).append(r[name])
+            anon_all.setdefault(name, []).append(a[name])
+        for name in f:
+            refused[name] = refused.get(name, 0) + f[name]
+    rss = {name: statistics.median_low(values) for name, values in rss_all.items()}
+    anon = {name: statistics.median_low(values) for name, values in anon_all.items()}
 
     # A session of their own: the backends above owned the name.
     session = Session()
@@ -291,7 +322,10 @@ def main():
           ', '.join(f'{labels[name]} {statistics.median(values):.2f}' for name, values in polled.items()) +
           ', session-restore-portal / minimal {:.2f}x'.format(
               statistics.median(polled['portal']) / statistics.median(polled['minimal'])))
-    print('idle RSS (KiB): ' + ', '.join(f'{labels[name]} {value}' for name, value in rss.items()))
+    print(f'idle RSS (KiB; the median of {WORLDS} worlds, each in brackets): ' +
+          ', '.join(f'{labels[name]} {value}' +
+                    (' [' + ' '.join(str(v) for v in rss_all[name]) + ']' if name in rss_all else '')
+                    for name, value in rss.items()))
     print('  of it anonymous (KiB): ' + ', '.join(f'{labels[name]} {value}'
                                                 for name, value in anon.items()))
     print('exit reports policyd refused (logged by the backend): ' +
