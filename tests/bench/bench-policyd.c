@@ -39,7 +39,7 @@ static int calls = 20000;
  * as the next on this machine (10th to 90th percentile 14-23 ms, the
  * minimal service, 2026-12-06), and the median of 21 moved a run's ratio
  * by 0.1x either way, as much as the target's margin: 1.00-1.23x in nine
- * runs of one build. With 101 of each, 1.12-1.19x in five (tests/bench/NOTES.md). */
+ * runs of one build. With 101 of each, 1.12-1.19x in nine (tests/bench/NOTES.md). */
 #define MAX_COLD_STARTS 401
 static int cold_starts = 101;
 static int warmup = 2000;

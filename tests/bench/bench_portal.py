@@ -271,11 +271,14 @@ def main():
     if OTHER:
         backends['other'] = [OTHER]
     # The rounds are spread over WORLDS worlds, one after the other, each
-    # with processes of its own: where a process's libraries and heap land
-    # is fixed for its life, and it moved a run's Register ratio by about
-    # 0.04x and its RSS by 5% (tests/bench/NOTES.md), which more rounds in
-    # one world do not average out. The times of all worlds are pooled;
-    # the RSS is the median of the worlds'.
+    # with processes of its own. With 600 Registers in one world, a run's
+    # Register ratio still moved by about 0.05x either way, more than the
+    # median of so many moves by chance; what is fixed for a process's
+    # life (where its libraries and heap land, which moves its RSS by some
+    # 5%: tests/bench/NOTES.md) is one cause that more rounds in one world
+    # cannot average out, and the host's load over the run is another,
+    # which this does not remove. The times of all worlds are pooled; the
+    # RSS is the median of the worlds'.
     times, rss_all, anon_all, refused = {}, {}, {}, {}
     for w in range(WORLDS):
         rounds = ROUNDS // WORLDS + (1 if w < ROUNDS % WORLDS else 0)
