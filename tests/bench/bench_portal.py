@@ -190,7 +190,11 @@ def cold_start(session, command, name, path, iface, method, params, poll=False, 
             GLib.source_remove(timeout)
         session.bus.signal_unsubscribe(watch)
         if after is not None and owned:
-            after()
+            try:
+                after()
+            except GLib.Error as e:
+                # The stop below ends it all the same, only later.
+                print(f'{command[0]}: {e.message}', file=sys.stderr)
         process.terminate()
         process.wait(30)
         # What its exit sets off (the bus telling everyone, policyd
