@@ -194,12 +194,26 @@ set_service (SrPolicyClient *self,
     }
 }
 
-/* Finding the owner, verifying it and reading its properties: blocking
- * round trips, made on a worker thread by the async paths. */
+/* The owner's properties, asked for while it is being found and verified. */
+typedef struct {
+  GDBusMessage *reply;           /* (owned) (nullable) */
+  GError *error;                 /* (owned) (nullable) */
+  gboolean done;
+} EarlyAll;
+
+/* Finding the owner, verifying it and reading its properties. The first
+ * two questions go out from the thread that begins it (resolve_new()),
+ * at once; the rest are blocking round trips (resolve_run()), made on a
+ * worker thread by the async paths, which takes the first answers in
+ * @context. */
 typedef struct {
   GDBusConnection *connection;   /* (owned) */
   gboolean auto_start;
   guint resolution;              /* self->resolution when it began */
+  GMainContext *context;         /* (owned) where the first answers come */
+  GCancellable *early;           /* (owned) ends the wait for the GetAll */
+  EarlyAll early_all;            /* the GetAll asked of the name */
+  gboolean owner_answered;       /* GetNameOwner's answer came */
   SrServiceState state;
   char *owner;                   /* (owned) (nullable) */
   char *why_not;                 /* (owned) (nullable) */
@@ -207,9 +221,21 @@ typedef struct {
 } Resolve;
 
 static void
+early_all_clear (EarlyAll *all)
+{
+  g_clear_object (&all->reply);
+  g_clear_error (&all->error);
+}
+
+/* After resolve_run(), which waits for both answers: nothing is left
+ * to come to @context. */
+static void
 resolve_free (Resolve *resolve)
 {
   g_object_unref (resolve->connection);
+  g_main_context_unref (resolve->context);
+  g_object_unref (resolve->early);
+  early_all_clear (&resolve->early_all);
   g_free (resolve->owner);
   g_free (resolve->why_not);
   g_clear_pointer (&resolve->all, g_variant_unref);
@@ -218,15 +244,113 @@ resolve_free (Resolve *resolve)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Resolve, resolve_free)
 
+static void
+on_early_all_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  EarlyAll *all = user_data;
+
+  all->reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source),
+                                                                 result, &all->error);
+  all->done = TRUE;
+}
+
+/* GetAll to @destination; the answer's sender says who answered. */
+static void
+early_all_send (EarlyAll        *all,
+                GDBusConnection *connection,
+                const char      *destination,
+                GCancellable    *cancellable)
+{
+  g_autoptr(GDBusMessage) message =
+    g_dbus_message_new_method_call (destination, SR_OBJECT_PATH,
+                                    "org.freedesktop.DBus.Properties", "GetAll");
+
+  g_dbus_message_set_body (message, g_variant_new ("(s)", SR_INTERFACE_NAME));
+  g_dbus_message_set_flags (message, G_DBUS_MESSAGE_FLAGS_NO_AUTO_START);
+  all->done = FALSE;
+  g_dbus_connection_send_message_with_reply (connection, message,
+                                             G_DBUS_SEND_MESSAGE_FLAGS_NONE, -1, NULL,
+                                             cancellable, on_early_all_cb, all);
+}
+
+/* In the context it was sent for, pushed as the thread's default. */
+static void
+early_all_wait (EarlyAll     *all,
+                GMainContext *context)
+{
+  while (!all->done)
+    g_main_context_iteration (context, TRUE);
+}
+
+/* The properties in the answer, if @owner sent it. FALSE if it came from
+ * elsewhere: the bus, or an owner the name had before. */
+static gboolean
+early_all_take (EarlyAll    *all,
+                const char  *owner,
+                GVariant   **out_all)
+{
+  g_autoptr(GError) error = NULL;
+  GVariant *body;
+
+  *out_all = NULL;
+  if (all->reply == NULL || g_strcmp0 (g_dbus_message_get_sender (all->reply), owner) != 0)
+    return FALSE;
+  body = g_dbus_message_get_body (all->reply);
+  /* A service that does not answer this has no settings to show, and
+   * its calls will say what is wrong. */
+  if (g_dbus_message_to_gerror (all->reply, &error))
+    g_debug ("Could not read the service's properties: %s", error->message);
+  else if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(a{sv})")))
+    g_debug ("Could not read the service's properties: an answer of the wrong type");
+  else
+    *out_all = g_variant_get_child_value (body, 0);
+  return TRUE;
+}
+
+static void
+on_owner_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Resolve *resolve = user_data;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source),
+                                                             result, NULL);
+
+  if (reply != NULL)
+    g_variant_get (reply, "(s)", &resolve->owner);
+  resolve->owner_answered = TRUE;
+}
+
+/* Begins a resolution: its first two questions are sent now, not once a
+ * worker thread is running (on a backend's cold start that came after it
+ * had asked for its own name, and policyd's answer to the GetAll is what
+ * its first check waits for). The properties, as a proxy would read
+ * them, are asked at once of whatever owns the name, and taken only from
+ * the owner found and verified: the call says nothing about the caller,
+ * and policyd identifies a new caller at its first call, which then
+ * happens while the owner is found and verified. An owner not to be
+ * trusted is not waited for. */
 static Resolve *
 resolve_new (SrPolicyClient *self,
-             gboolean        auto_start)
+             gboolean        auto_start,
+             GCancellable   *cancellable)
 {
   Resolve *resolve = g_new0 (Resolve, 1);
 
   resolve->connection = g_object_ref (self->connection);
   resolve->auto_start = auto_start;
   resolve->resolution = self->resolution;
+  resolve->context = g_main_context_new ();
+  resolve->early = g_cancellable_new ();
+  g_main_context_push_thread_default (resolve->context);
+  early_all_send (&resolve->early_all, resolve->connection, SR_BUS_NAME, resolve->early);
+  g_dbus_connection_call (resolve->connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetNameOwner",
+                          g_variant_new ("(s)", SR_BUS_NAME), G_VARIANT_TYPE ("(s)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_owner_cb, resolve);
+  g_main_context_pop_thread_default (resolve->context);
   return resolve;
 }
 
@@ -266,85 +390,6 @@ start_service (GDBusConnection  *connection,
   return reply != NULL;
 }
 
-/* The owner's properties, asked for while it is being found and verified. */
-typedef struct {
-  GDBusMessage *reply;           /* (owned) (nullable) */
-  GError *error;                 /* (owned) (nullable) */
-  gboolean done;
-} EarlyAll;
-
-static void
-on_early_all_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  EarlyAll *all = user_data;
-
-  all->reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source),
-                                                                 result, &all->error);
-  all->done = TRUE;
-}
-
-/* GetAll to @destination; the answer's sender says who answered. */
-static void
-early_all_send (EarlyAll        *all,
-                GDBusConnection *connection,
-                const char      *destination,
-                GCancellable    *cancellable)
-{
-  g_autoptr(GDBusMessage) message =
-    g_dbus_message_new_method_call (destination, SR_OBJECT_PATH,
-                                    "org.freedesktop.DBus.Properties", "GetAll");
-
-  g_dbus_message_set_body (message, g_variant_new ("(s)", SR_INTERFACE_NAME));
-  g_dbus_message_set_flags (message, G_DBUS_MESSAGE_FLAGS_NO_AUTO_START);
-  all->done = FALSE;
-  g_dbus_connection_send_message_with_reply (connection, message,
-                                             G_DBUS_SEND_MESSAGE_FLAGS_NONE, -1, NULL,
-                                             cancellable, on_early_all_cb, all);
-}
-
-/* In the context it was sent from, pushed as the thread's default. */
-static void
-early_all_wait (EarlyAll     *all,
-                GMainContext *context)
-{
-  while (!all->done)
-    g_main_context_iteration (context, TRUE);
-}
-
-static void
-early_all_clear (EarlyAll *all)
-{
-  g_clear_object (&all->reply);
-  g_clear_error (&all->error);
-}
-
-/* The properties in the answer, if @owner sent it. FALSE if it came from
- * elsewhere: the bus, or an owner the name had before. */
-static gboolean
-early_all_take (EarlyAll    *all,
-                const char  *owner,
-                GVariant   **out_all)
-{
-  g_autoptr(GError) error = NULL;
-  GVariant *body;
-
-  *out_all = NULL;
-  if (all->reply == NULL || g_strcmp0 (g_dbus_message_get_sender (all->reply), owner) != 0)
-    return FALSE;
-  body = g_dbus_message_get_body (all->reply);
-  /* A service that does not answer this has no settings to show, and
-   * its calls will say what is wrong. */
-  if (g_dbus_message_to_gerror (all->reply, &error))
-    g_debug ("Could not read the service's properties: %s", error->message);
-  else if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(a{sv})")))
-    g_debug ("Could not read the service's properties: an answer of the wrong type");
-  else
-    *out_all = g_variant_get_child_value (body, 0);
-  return TRUE;
-}
-
 static void
 cancel_early_all (GCancellable *cancellable,
                   GCancellable *early)
@@ -352,33 +397,23 @@ cancel_early_all (GCancellable *cancellable,
   g_cancellable_cancel (early);
 }
 
+/* @cancellable: the one given to resolve_new(). */
 static void
 resolve_run (Resolve      *resolve,
              GCancellable *cancellable)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) context = NULL;
-  g_autoptr(GCancellable) early = NULL;
-  EarlyAll all = { NULL, NULL, FALSE };
+  EarlyAll *all = &resolve->early_all;
   gulong cancel_id = 0;
 
   resolve->state = SR_SERVICE_STATE_MISSING;
-  context = g_main_context_new ();
-  early = g_cancellable_new ();
   if (cancellable != NULL)
     cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_early_all),
-                                       g_object_ref (early), g_object_unref);
-  g_main_context_push_thread_default (context);
+                                       g_object_ref (resolve->early), g_object_unref);
+  g_main_context_push_thread_default (resolve->context);
 
-  /* The properties, as a proxy would read them, are asked at once of
-   * whatever owns the name, and taken only from the owner found and
-   * verified: the call says nothing about the caller, and policyd
-   * identifies a new caller at its first call, which then happens while
-   * the owner is found and verified (before the first check of a backend
-   * starting could be sent). An owner not to be trusted is not waited
-   * for. */
-  early_all_send (&all, resolve->connection, SR_BUS_NAME, early);
-  resolve->owner = get_name_owner (resolve->connection, cancellable);
+  while (!resolve->owner_answered)
+    g_main_context_iteration (resolve->context, TRUE);
   if (resolve->owner == NULL && resolve->auto_start)
     {
       if (!start_service (resolve->connection, cancellable, &error))
@@ -400,24 +435,24 @@ resolve_run (Resolve      *resolve,
       goto out;
     }
   resolve->state = SR_SERVICE_STATE_RUNNING;
-  early_all_wait (&all, context);
+  early_all_wait (all, resolve->context);
   /* Not answered by the owner verified (the bus answered, before the
    * client started the service; or the name changed hands between the
    * two questions): it is asked again. */
-  if (!early_all_take (&all, resolve->owner, &resolve->all) &&
-      !g_cancellable_is_cancelled (early))
+  if (!early_all_take (all, resolve->owner, &resolve->all) &&
+      !g_cancellable_is_cancelled (resolve->early))
     {
-      early_all_clear (&all);
-      early_all_send (&all, resolve->connection, resolve->owner, early);
-      early_all_wait (&all, context);
-      early_all_take (&all, resolve->owner, &resolve->all);
+      early_all_clear (all);
+      early_all_send (all, resolve->connection, resolve->owner, resolve->early);
+      early_all_wait (all, resolve->context);
+      early_all_take (all, resolve->owner, &resolve->all);
     }
 
 out:
-  g_cancellable_cancel (early);
-  early_all_wait (&all, context);
-  early_all_clear (&all);
-  g_main_context_pop_thread_default (context);
+  g_cancellable_cancel (resolve->early);
+  early_all_wait (all, resolve->context);
+  early_all_clear (all);
+  g_main_context_pop_thread_default (resolve->context);
   g_cancellable_disconnect (cancellable, cancel_id);
 }
 
@@ -473,7 +508,7 @@ resolve_thread (GTask        *task,
 
 static void
 run_resolve (SrPolicyClient      *self,
-             Resolve             *resolve,
+             gboolean             auto_start,
              GCancellable        *cancellable,
              GAsyncReadyCallback  callback,
              gpointer             user_data)
@@ -481,7 +516,8 @@ run_resolve (SrPolicyClient      *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, run_resolve);
-  g_task_set_task_data (task, resolve, (GDestroyNotify) resolve_free);
+  g_task_set_task_data (task, resolve_new (self, auto_start, cancellable),
+                        (GDestroyNotify) resolve_free);
   g_task_run_in_thread (task, resolve_thread);
 }
 
@@ -519,7 +555,7 @@ on_name_owner_changed_cb (GDBusConnection *connection,
       return;
     }
   set_service (self, SR_SERVICE_STATE_UNKNOWN, NULL, NULL);
-  run_resolve (self, resolve_new (self, FALSE), self->cancellable, on_resolved_cb, NULL);
+  run_resolve (self, FALSE, self->cancellable, on_resolved_cb, NULL);
 }
 
 /* Only what the verified owner sends counts. */
@@ -687,7 +723,7 @@ sr_policy_client_initable_init (GInitable     *initable,
         return FALSE;
     }
   subscribe (self);
-  resolve = resolve_new (self, auto_start (self));
+  resolve = resolve_new (self, auto_start (self), cancellable);
   resolve_run (resolve, cancellable);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
@@ -722,7 +758,7 @@ resolve_first (GTask *task)
   SrPolicyClient *self = g_task_get_source_object (task);
 
   subscribe (self);
-  run_resolve (self, resolve_new (self, auto_start (self)), g_task_get_cancellable (task),
+  run_resolve (self, auto_start (self), g_task_get_cancellable (task),
                on_first_resolved_cb, task);
 }
 
