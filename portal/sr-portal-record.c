@@ -66,6 +66,19 @@ record_max_size (void)
   return RECORD_MAX_SIZE;
 }
 
+/* Why a snapshot of @size bytes was not written: the log says it when it
+ * happens, and Sync and EndSession in the same words. */
+static void
+set_too_large_error (SrPortal  *self,
+                     gsize      size,
+                     GError   **error)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+               "%s was not written: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+               " read at the next start; it keeps what it held before", self->record_path,
+               size, record_max_size ());
+}
+
 static void
 instance_free (SrInstance *instance)
 {
@@ -415,9 +428,12 @@ sr_portal_record_save_now (SrPortal *self)
   if (g_bytes_get_size (bytes) > record_max_size ())
     {
       if (self->record_too_large == 0)
-        g_warning ("Not writing %s: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
-                   " read at the next start; it keeps what it held", self->record_path,
-                   g_bytes_get_size (bytes), record_max_size ());
+        {
+          g_autoptr(GError) error = NULL;
+
+          set_too_large_error (self, g_bytes_get_size (bytes), &error);
+          g_warning ("%s", error->message);
+        }
       self->record_too_large = g_bytes_get_size (bytes);
       return;
     }
@@ -464,10 +480,7 @@ sr_portal_record_check_written (SrPortal  *self,
 {
   if (self->record_too_large == 0)
     return TRUE;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-               "%s was not written: %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
-               " read at the next start; it keeps what it held before", self->record_path,
-               self->record_too_large, record_max_size ());
+  set_too_large_error (self, self->record_too_large, error);
   return FALSE;
 }
 

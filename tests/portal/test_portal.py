@@ -83,6 +83,24 @@ class PortalTestCase(PolicydTestCase):
                              None, Gio.DBusCallFlags.NONE, 30000, None)
         self.sync_backend(written)
 
+    def open_sessions(self, app, count, prefix):
+        registrations = []
+        for i in range(count):
+            app.token = f'{prefix}{i}'
+            registrations.append((app.token, app.register(obey=False)))
+        return registrations
+
+    def assert_not_written_said_once_each(self, log):
+        """A record too large to write is in @log once when it happened,
+        and once where the session ended; said a third time, bare, after
+        that, it read as a second failure (2026-12-06)."""
+        before, marker, after = log.partition('The session is ending with ')
+        self.assertTrue(marker, log)
+        self.assertEqual(before.count('.state was not written: '), 1, log)
+        self.assertEqual(after.count('.state was not written: '), 1, log)
+        self.assertEqual(after.count("Could not record the apps open at the session's end: "),
+                         1, log)
+
     def record_apps(self):
         with open(self.record, 'rb') as f:
             return parse_record(f.read()).unpack()['instances']
@@ -890,13 +908,6 @@ class TestBounds(PortalTestCase):
     MAX_DISCARD = 128
     MAX_APP_SESSIONS = 1024
 
-    def open_sessions(self, app, count, prefix):
-        registrations = []
-        for i in range(count):
-            app.token = f'{prefix}{i}'
-            registrations.append((app.token, app.register(obey=False)))
-        return registrations
-
     def app_entry(self, app_id):
         props, instances = self.record_apps()[app_id]
         return props, [i['instance-id'] for i in instances]
@@ -1082,6 +1093,7 @@ class TestBounds(PortalTestCase):
         # session) still make a large record: the limit lowered to 2 KiB
         # (SR_PORTAL_RECORD_MAX_SIZE in test builds) for 40 sessions.
         self.stop(self.backend)
+        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
         self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
         editor = self.app('org.example.Editor')
         editor.quit()
@@ -1095,9 +1107,11 @@ class TestBounds(PortalTestCase):
         self.assertLessEqual(os.path.getsize(self.record), 2048)
         self.assertEqual(self.record_apps()['org.example.Editor'], kept)
         self.stop(self.backend)
-        with open(os.path.join(self.s.root, 'backend.log')) as f:
-            log = f.read()
-        self.assertEqual(log.count('Not writing '), 1, log)
+        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
+            f.seek(log_start)
+            log = f.read().decode()
+        # The SIGTERM ended the session.
+        self.assert_not_written_said_once_each(log)
         self.assertNotIn('Ignoring ', log)
         # The next start reads it: the editor's state is still its own.
         self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
@@ -1216,6 +1230,22 @@ class TestLogind(PortalTestCase):
         # Cancelled: the next shutdown waits too.
         self.emit('PrepareForShutdown', False)
         self.s.wait_until(self.inhibited, what='the inhibitor taken again')
+
+    def test_shutdown_with_a_record_too_large_says_so_once(self):
+        self.stop(self.backend)
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the old inhibitor released')
+        log_start = os.path.getsize(os.path.join(self.s.root, 'backend.log'))
+        self.start_backend(SR_PORTAL_RECORD_MAX_SIZE='2048')
+        self.s.wait_until(self.inhibited, what='the delay inhibitor')
+        self.open_sessions(self.app('org.example.Mallory', token='first'), 40, 'm')
+        self.sync_backend(written=False)
+        self.emit('PrepareForShutdown', True)
+        self.s.wait_until(lambda: self.inhibitors() == [], what='the inhibitor released')
+        self.sync_backend(written=False)
+        with open(os.path.join(self.s.root, 'backend.log'), 'rb') as f:
+            f.seek(log_start)
+            log = f.read().decode()
+        self.assert_not_written_said_once_each(log)
 
     def test_the_first_register_takes_the_inhibitor(self):
         # A backend whose fallback would wait ten minutes: only the first
