@@ -323,6 +323,26 @@ on_owner_cb (GObject      *source,
   resolve->owner_answered = TRUE;
 }
 
+/* GetNameOwner, answered in the thread's default context (the
+ * resolution's, pushed by the caller): on_owner_cb(). */
+static void
+ask_owner (Resolve      *resolve,
+           GCancellable *cancellable)
+{
+  resolve->owner_answered = FALSE;
+  g_dbus_connection_call (resolve->connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetNameOwner",
+                          g_variant_new ("(s)", SR_BUS_NAME), G_VARIANT_TYPE ("(s)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_owner_cb, resolve);
+}
+
+static void
+wait_owner (Resolve *resolve)
+{
+  while (!resolve->owner_answered)
+    g_main_context_iteration (resolve->context, TRUE);
+}
+
 /* Begins a resolution: its first two questions are sent now, not once a
  * worker thread is running (on a backend's cold start that came after it
  * had asked for its own name, and policyd's answer to the GetAll is what
@@ -346,28 +366,9 @@ resolve_new (SrPolicyClient *self,
   resolve->early = g_cancellable_new ();
   g_main_context_push_thread_default (resolve->context);
   early_all_send (&resolve->early_all, resolve->connection, SR_BUS_NAME, resolve->early);
-  g_dbus_connection_call (resolve->connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetNameOwner",
-                          g_variant_new ("(s)", SR_BUS_NAME), G_VARIANT_TYPE ("(s)"),
-                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_owner_cb, resolve);
+  ask_owner (resolve, cancellable);
   g_main_context_pop_thread_default (resolve->context);
   return resolve;
-}
-
-static char *
-get_name_owner (GDBusConnection *connection,
-                GCancellable    *cancellable)
-{
-  g_autoptr(GVariant) reply =
-    g_dbus_connection_call_sync (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                 "org.freedesktop.DBus", "GetNameOwner",
-                                 g_variant_new ("(s)", SR_BUS_NAME), G_VARIANT_TYPE ("(s)"),
-                                 G_DBUS_CALL_FLAGS_NONE, -1, cancellable, NULL);
-  char *owner = NULL;
-
-  if (reply != NULL)
-    g_variant_get (reply, "(s)", &owner);
-  return owner;
 }
 
 /* By hand rather than by auto-starting a call: the bus's answer ("not
@@ -412,8 +413,7 @@ resolve_run (Resolve      *resolve,
                                        g_object_ref (resolve->early), g_object_unref);
   g_main_context_push_thread_default (resolve->context);
 
-  while (!resolve->owner_answered)
-    g_main_context_iteration (resolve->context, TRUE);
+  wait_owner (resolve);
   if (resolve->owner == NULL && resolve->auto_start)
     {
       if (!start_service (resolve->connection, cancellable, &error))
@@ -422,7 +422,8 @@ resolve_run (Resolve      *resolve,
                                               error->message);
           goto out;
         }
-      resolve->owner = get_name_owner (resolve->connection, cancellable);
+      ask_owner (resolve, cancellable);
+      wait_owner (resolve);
     }
   if (resolve->owner == NULL)
     goto out;
