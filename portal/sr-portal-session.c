@@ -10,8 +10,11 @@
  * Handles are …/session/SENDER/TOKEN, two levels below the prefix, and a
  * GDBus subtree dispatches only to its direct children: a message filter
  * registers a subtree (with G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES)
- * for each SENDER the first time a message for it arrives, before GDBus
- * dispatches that message; the last session of a SENDER to go (closed and
+ * for each SENDER the first time a message for it arrives while it has a
+ * session, or a close for it at any time, before GDBus dispatches that
+ * message (anything else to a SENDER with no session, as to a made-up
+ * path, the filter answers itself, leaving nothing registered that no
+ * close would take away); the last session of a SENDER to go (closed and
  * answered, in either order; a Close before its Register, once that
  * Register is answered or refused) takes it away again, as its count in
  * SrPortal.sender_sessions drops to none: no look through every app's
@@ -464,6 +467,114 @@ answer_version (GDBusConnection *connection,
   return TRUE;
 }
 
+/* What a session's path is introspected as: the Session interface
+ * beside the standard three, as GDBus describes a subtree's node. */
+static const char *
+session_introspection (void)
+{
+  static gsize xml = 0;
+
+  if (g_once_init_enter (&xml))
+    {
+      GString *s = g_string_new (
+        "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
+        "                      \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n"
+        "<node>\n"
+        "  <interface name=\"org.freedesktop.DBus.Properties\">\n"
+        "    <method name=\"Get\">\n"
+        "      <arg type=\"s\" name=\"interface_name\" direction=\"in\"/>\n"
+        "      <arg type=\"s\" name=\"property_name\" direction=\"in\"/>\n"
+        "      <arg type=\"v\" name=\"value\" direction=\"out\"/>\n"
+        "    </method>\n"
+        "    <method name=\"GetAll\">\n"
+        "      <arg type=\"s\" name=\"interface_name\" direction=\"in\"/>\n"
+        "      <arg type=\"a{sv}\" name=\"properties\" direction=\"out\"/>\n"
+        "    </method>\n"
+        "    <method name=\"Set\">\n"
+        "      <arg type=\"s\" name=\"interface_name\" direction=\"in\"/>\n"
+        "      <arg type=\"s\" name=\"property_name\" direction=\"in\"/>\n"
+        "      <arg type=\"v\" name=\"value\" direction=\"in\"/>\n"
+        "    </method>\n"
+        "    <signal name=\"PropertiesChanged\">\n"
+        "      <arg type=\"s\" name=\"interface_name\"/>\n"
+        "      <arg type=\"a{sv}\" name=\"changed_properties\"/>\n"
+        "      <arg type=\"as\" name=\"invalidated_properties\"/>\n"
+        "    </signal>\n"
+        "  </interface>\n"
+        "  <interface name=\"org.freedesktop.DBus.Introspectable\">\n"
+        "    <method name=\"Introspect\">\n"
+        "      <arg type=\"s\" name=\"xml_data\" direction=\"out\"/>\n"
+        "    </method>\n"
+        "  </interface>\n"
+        "  <interface name=\"org.freedesktop.DBus.Peer\">\n"
+        "    <method name=\"Ping\"/>\n"
+        "    <method name=\"GetMachineId\">\n"
+        "      <arg type=\"s\" name=\"machine_uuid\" direction=\"out\"/>\n"
+        "    </method>\n"
+        "  </interface>\n");
+
+      g_dbus_interface_info_generate_xml ((GDBusInterfaceInfo *) &sr_impl_session_interface, 2, s);
+      g_string_append (s, "</node>\n");
+      g_once_init_leave (&xml, (gsize) g_string_free (s, FALSE));
+    }
+  return (const char *) xml;
+}
+
+/* Whether @message to a path below @parent needs @parent's subtree. A
+ * Close or Close2 does (a session's, or one before its Register, kept as
+ * a tombstone), and anything to a sender with sessions. Anything else to
+ * a sender with neither (a made-up path) is answered without one
+ * (answer_unserved()): a subtree goes only with
+ * the last session or tombstone below it, so one registered for such a
+ * call would stay for good. Called with SrPortal.lock held. */
+static gboolean
+needs_subtree (SrPortal     *self,
+               GDBusMessage *message,
+               const char   *parent)
+{
+  const char *interface = g_dbus_message_get_interface (message);
+  const char *member = g_dbus_message_get_member (message);
+
+  if (g_hash_table_contains (self->sender_sessions, parent))
+    return TRUE;
+  return (interface == NULL || g_str_equal (interface, sr_impl_session_interface.name)) &&
+         (g_strcmp0 (member, "Close2") == 0 || g_strcmp0 (member, "Close") == 0);
+}
+
+/* A call to a path of a sender with no session that needs no subtree
+ * (needs_subtree()), answered as GDBus answers it at a session's path;
+ * FALSE for what GDBus answers at any path (Peer). */
+static gboolean
+answer_unserved (GDBusConnection *connection,
+                 GDBusMessage    *call)
+{
+  const char *interface = g_dbus_message_get_interface (call);
+  const char *member = g_dbus_message_get_member (call);
+  g_autoptr(GDBusMessage) reply = NULL;
+
+  if (g_strcmp0 (interface, "org.freedesktop.DBus.Peer") == 0)
+    return FALSE;
+  if (g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+    return TRUE;
+  if (g_strcmp0 (interface, "org.freedesktop.DBus.Introspectable") == 0 &&
+      g_strcmp0 (member, "Introspect") == 0 && g_dbus_message_get_body (call) == NULL)
+    {
+      reply = g_dbus_message_new_method_reply (call);
+      g_dbus_message_set_body (reply, g_variant_new ("(s)", session_introspection ()));
+    }
+  /* Its one property, "version", is answered by answer_version(). */
+  else if (g_strcmp0 (interface, "org.freedesktop.DBus.Properties") == 0)
+    reply = g_dbus_message_new_method_error (call, "org.freedesktop.DBus.Error.InvalidArgs",
+                                             g_strcmp0 (member, "Set") == 0
+                                               ? "The session's properties cannot be set"
+                                               : "No such interface or property");
+  else
+    reply = g_dbus_message_new_method_error (call, "org.freedesktop.DBus.Error.UnknownMethod",
+                                             "No such method %s", member);
+  g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+  return TRUE;
+}
+
 /* In GDBus's worker thread, before the message is dispatched; so are the
  * subtrees' calls (method_call). */
 static GDBusMessage *
@@ -475,6 +586,7 @@ filter (GDBusConnection *connection,
   SrPortal *self = user_data;
   const char *path;
   g_autofree char *parent = NULL;
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = NULL;
 
   g_mutex_lock (&self->subtree_lock);
   if (self->save_restore_id == 0 && self->serving)
@@ -482,7 +594,7 @@ filter (GDBusConnection *connection,
   g_mutex_unlock (&self->subtree_lock);
   if (incoming && sr_portal_policy_looks_cleared (message))
     {
-      g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
+      locker = g_rec_mutex_locker_new (&self->lock);
       if (!self->closing)
         sr_portal_policy_take_cleared (self->policy, message);
       return message;
@@ -503,13 +615,26 @@ filter (GDBusConnection *connection,
       return NULL;
     }
 
+  /* SrPortal.lock first, as drop_sender_subtree() takes them: a session
+   * removed meanwhile finds the subtree registered, and takes it away. */
+  locker = g_rec_mutex_locker_new (&self->lock);
   g_mutex_lock (&self->subtree_lock);
   if (self->serving && !g_hash_table_contains (self->subtrees, parent))
     {
       g_autoptr(GError) error = NULL;
-      guint id = g_dbus_connection_register_subtree (connection, parent, &subtree_vtable,
-                                                     G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
-                                                     self, NULL, &error);
+      guint id;
+
+      if (!needs_subtree (self, message, parent))
+        {
+          g_mutex_unlock (&self->subtree_lock);
+          if (!answer_unserved (connection, message))
+            return message;
+          g_object_unref (message);
+          return NULL;
+        }
+      id = g_dbus_connection_register_subtree (connection, parent, &subtree_vtable,
+                                               G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
+                                               self, NULL, &error);
       if (id == 0)
         g_warning ("Could not serve sessions under %s: %s", parent, error->message);
       else

@@ -416,6 +416,40 @@ class TestSessionObject(PortalTestCase):
         self.sync_frontend()
         self.assertEqual(self.session_nodes(), [])
 
+    def test_calls_to_made_up_paths_leave_nothing_served(self):
+        # A sender's objects are served from its first session on and go
+        # with the last (the test above); calls to paths of senders with
+        # no session (an Introspect, a Set, an unknown method, a Ping) are
+        # answered as at a session's path, and leave nothing registered
+        # that no close would take away again.
+        introspect = ('org.freedesktop.DBus.Introspectable', 'Introspect')
+        properties = 'org.freedesktop.DBus.Properties'
+        a = self.app('org.example.Editor')
+        served = self.backend_call(a.handle, *introspect)[0]
+        interfaces = re.findall(r'<interface name="([^"]+)"', served)
+        self.assertIn(IMPL_SESSION, interfaces)
+        for i in range(40):
+            path = f'/org/freedesktop/portal/desktop/session/9_{i}/made_up'
+            xml = self.backend_call(path, *introspect)[0]
+            self.assertEqual(re.findall(r'<interface name="([^"]+)"', xml), interfaces)
+            self.assertIn('<property type="u" name="version" access="read"', xml)
+            self.assertEqual(self.backend_call(path, properties, 'Get',
+                                               GLib.Variant('(ss)', (IMPL_SESSION, 'version'))), (2,))
+            # The errors GDBus gives at a served path.
+            for at in (a.handle, path):
+                self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.backend_call, at,
+                                     properties, 'Set', GLib.Variant(
+                                         '(ssv)', (IMPL_SESSION, 'version', GLib.Variant('u', 3))))
+                self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.backend_call, at,
+                                     properties, 'GetAll', GLib.Variant('(s)', ('org.example.Nothing',)))
+                self.assertDBusError('org.freedesktop.DBus.Error.UnknownMethod', self.backend_call, at,
+                                     IMPL_SESSION, 'Frobnicate')
+                self.backend_call(at, 'org.freedesktop.DBus.Peer', 'Ping')
+        self.assertEqual(self.session_nodes(), [a.handle.split('/')[-2]])
+        a.quit()
+        self.sync_frontend()
+        self.assertEqual(self.session_nodes(), [])
+
     def test_path_reused_after_close(self):
         a = self.app('org.example.Editor')
         handle = a.handle
