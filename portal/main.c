@@ -179,6 +179,7 @@ run_backend (void)
                                            (GDestroyNotify) sr_portal_session_free);
   portal.app_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   portal.sender_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  portal.apps_at_bound = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   portal.tombstones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_mutex_init (&portal.subtree_lock);
   g_rec_mutex_init (&portal.lock);
@@ -238,6 +239,7 @@ run_backend (void)
   g_clear_pointer (&portal.sessions, g_hash_table_unref);
   g_clear_pointer (&portal.app_sessions, g_hash_table_unref);
   g_clear_pointer (&portal.sender_sessions, g_hash_table_unref);
+  g_clear_pointer (&portal.apps_at_bound, g_hash_table_unref);
   g_clear_pointer (&portal.apps, g_hash_table_unref);
   g_clear_pointer (&portal.tombstones, g_hash_table_unref);
   g_clear_pointer (&portal.subtrees, g_hash_table_unref);

@@ -1068,6 +1068,13 @@ class TestBounds(PortalTestCase):
         self.assertIsInstance(last[0], dict)
         self.assertEqual(remote_error(last[1]), 'org.freedesktop.DBus.Error.LimitsExceeded')
         self.assertEqual(editor.reason, LAUNCH)
+        # The log says so the first time, not at each of the three
+        # refusals, nor when the app comes back to the bound.
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            said = [line for line in f if 'the most one app may have' in line]
+        self.assertEqual(len(said), 1, said)
+        self.assertIn(f'org.example.Mallory: {self.MAX_APP_SESSIONS} sessions open', said[0])
 
     def start_on_crashes(self, order, others=()):
         """A record written before the bound, and a backend started on it:
