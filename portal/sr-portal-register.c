@@ -339,15 +339,16 @@ handle_register (SrPortal        *self,
       g_message ("Register: %s: restoring nothing", error->message);
       app_id = "";
     }
-  /* Said the first time for each app, not at each refusal, nor each
-   * time it comes back to the bound: an app may send as many as it likes
-   * (SR_PORTAL_MAX_APP_SESSIONS in sr-portal.h). An app holds that many
-   * before it is in the table, which so stays small. */
+  /* Said the first time, not at each refusal, nor each time the app comes
+   * back to the bound: it may send as many as it likes
+   * (SR_PORTAL_MAX_APP_SESSIONS in sr-portal.h). Said again once it has
+   * closed every session (count_session()), 2,048 calls later at the
+   * least; so the table holds only apps with sessions open. */
   if (sr_portal_app_sessions (self, app_id) >= SR_PORTAL_MAX_APP_SESSIONS)
     {
       if (g_hash_table_add (self->apps_at_bound, g_strdup (app_id)))
         g_message ("%s: %u sessions open, the most one app may have: its Registers are "
-                   "refused while it has that many (said once)",
+                   "refused while it has that many",
                    *app_id != '\0' ? app_id : "Apps not identified", SR_PORTAL_MAX_APP_SESSIONS);
       return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
                     "The app has %u sessions open already, the most one app may have: "

@@ -106,6 +106,10 @@ count_session (SrPortal        *self,
   g_autofree char *parent = sender_path (session->handle);
 
   count_change (self->app_sessions, session->app_id, more);
+  /* Its refusals are said again once it has closed them all: each entry
+   * of the table stands for an app holding sessions. */
+  if (!more && sr_portal_app_sessions (self, session->app_id) == 0)
+    g_hash_table_remove (self->apps_at_bound, session->app_id);
   if (parent != NULL)
     count_change (self->sender_sessions, parent, more);
 }
@@ -520,30 +524,40 @@ session_introspection (void)
   return (const char *) xml;
 }
 
-/* Whether @message to a path below @parent needs @parent's subtree. A
- * Close or Close2 does (a session's, or one before its Register, kept as
- * a tombstone), and anything to a sender with sessions. Anything else to
- * a sender with neither (a made-up path) is answered without one
- * (answer_unserved()): a subtree goes only with
- * the last session or tombstone below it, so one registered for such a
- * call would stay for good. Called with SrPortal.lock held. */
+/* A Close or Close2 that GDBus dispatches to method_call() (the
+ * interface named, the arguments right): it closes a session or leaves a
+ * tombstone, and the subtree goes with the last of either below its
+ * sender. */
 static gboolean
-needs_subtree (SrPortal     *self,
-               GDBusMessage *message,
-               const char   *parent)
+is_close (GDBusMessage *message)
 {
-  const char *interface = g_dbus_message_get_interface (message);
   const char *member = g_dbus_message_get_member (message);
+  GVariant *body = g_dbus_message_get_body (message);
 
-  if (g_hash_table_contains (self->sender_sessions, parent))
-    return TRUE;
-  return (interface == NULL || g_str_equal (interface, sr_impl_session_interface.name)) &&
-         (g_strcmp0 (member, "Close2") == 0 || g_strcmp0 (member, "Close") == 0);
+  if (g_strcmp0 (g_dbus_message_get_interface (message), sr_impl_session_interface.name) != 0)
+    return FALSE;
+  if (g_strcmp0 (member, "Close") == 0)
+    return body == NULL;
+  return g_strcmp0 (member, "Close2") == 0 && body != NULL &&
+         g_variant_is_of_type (body, G_VARIANT_TYPE ("(a{sv})"));
 }
 
-/* A call to a path of a sender with no session that needs no subtree
- * (needs_subtree()), answered as GDBus answers it at a session's path;
- * FALSE for what GDBus answers at any path (Peer). */
+static gboolean
+has_signature (GDBusMessage *message,
+               const char   *member,
+               const char   *type)
+{
+  GVariant *body = g_dbus_message_get_body (message);
+
+  return g_strcmp0 (g_dbus_message_get_member (message), member) == 0 && body != NULL &&
+         g_variant_is_of_type (body, G_VARIANT_TYPE (type));
+}
+
+/* Anything but a close (is_close()) to a path of a sender with no
+ * session: answered here as GDBus answers it at a session's path, so that
+ * no subtree is registered for it, which would stay for good (the last
+ * session or tombstone below a sender takes its subtree away). FALSE for
+ * what GDBus answers at any path (Peer). */
 static gboolean
 answer_unserved (GDBusConnection *connection,
                  GDBusMessage    *call)
@@ -563,16 +577,40 @@ answer_unserved (GDBusConnection *connection,
       g_dbus_message_set_body (reply, g_variant_new ("(s)", session_introspection ()));
     }
   /* Its one property, "version", is answered by answer_version(). */
-  else if (g_strcmp0 (interface, "org.freedesktop.DBus.Properties") == 0)
+  else if (g_strcmp0 (interface, "org.freedesktop.DBus.Properties") == 0 &&
+           has_signature (call, "Set", "(ssv)"))
     reply = g_dbus_message_new_method_error (call, "org.freedesktop.DBus.Error.InvalidArgs",
-                                             g_strcmp0 (member, "Set") == 0
-                                               ? "The session's properties cannot be set"
-                                               : "No such interface or property");
+                                             "The session's properties cannot be set");
+  else if (g_strcmp0 (interface, "org.freedesktop.DBus.Properties") == 0 &&
+           (has_signature (call, "Get", "(ss)") || has_signature (call, "GetAll", "(s)")))
+    reply = g_dbus_message_new_method_error (call, "org.freedesktop.DBus.Error.InvalidArgs",
+                                             "No such interface or property");
+  else if (g_strcmp0 (interface, sr_impl_session_interface.name) == 0 &&
+           (g_strcmp0 (member, "Close") == 0 || g_strcmp0 (member, "Close2") == 0))
+    reply = g_dbus_message_new_method_error (call, "org.freedesktop.DBus.Error.InvalidArgs",
+                                             "Wrong arguments for %s", member);
   else
     reply = g_dbus_message_new_method_error (call, "org.freedesktop.DBus.Error.UnknownMethod",
                                              "No such method %s", member);
   g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
   return TRUE;
+}
+
+/* With subtree_lock held. */
+static void
+serve_sender (SrPortal        *self,
+              GDBusConnection *connection,
+              char           **parent)
+{
+  g_autoptr(GError) error = NULL;
+  guint id = g_dbus_connection_register_subtree (connection, *parent, &subtree_vtable,
+                                                 G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
+                                                 self, NULL, &error);
+
+  if (id == 0)
+    g_warning ("Could not serve sessions under %s: %s", *parent, error->message);
+  else
+    g_hash_table_insert (self->subtrees, g_steal_pointer (parent), GUINT_TO_POINTER (id));
 }
 
 /* In GDBus's worker thread, before the message is dispatched; so are the
@@ -587,6 +625,7 @@ filter (GDBusConnection *connection,
   const char *path;
   g_autofree char *parent = NULL;
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = NULL;
+  gboolean served;
 
   g_mutex_lock (&self->subtree_lock);
   if (self->save_restore_id == 0 && self->serving)
@@ -615,33 +654,36 @@ filter (GDBusConnection *connection,
       return NULL;
     }
 
-  /* SrPortal.lock first, as drop_sender_subtree() takes them: a session
-   * removed meanwhile finds the subtree registered, and takes it away. */
-  locker = g_rec_mutex_locker_new (&self->lock);
+  /* A close is served at once, without SrPortal.lock: the main thread
+   * may hold it, and Close is answered before it is taken
+   * (method_call()). */
   g_mutex_lock (&self->subtree_lock);
-  if (self->serving && !g_hash_table_contains (self->subtrees, parent))
+  served = !self->serving || g_hash_table_contains (self->subtrees, parent);
+  if (!served && is_close (message))
     {
-      g_autoptr(GError) error = NULL;
-      guint id;
-
-      if (!needs_subtree (self, message, parent))
-        {
-          g_mutex_unlock (&self->subtree_lock);
-          if (!answer_unserved (connection, message))
-            return message;
-          g_object_unref (message);
-          return NULL;
-        }
-      id = g_dbus_connection_register_subtree (connection, parent, &subtree_vtable,
-                                               G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
-                                               self, NULL, &error);
-      if (id == 0)
-        g_warning ("Could not serve sessions under %s: %s", parent, error->message);
-      else
-        g_hash_table_insert (self->subtrees, g_steal_pointer (&parent), GUINT_TO_POINTER (id));
+      serve_sender (self, connection, &parent);
+      served = TRUE;
     }
   g_mutex_unlock (&self->subtree_lock);
-  return message;
+  if (served)
+    return message;
+
+  /* Anything else is served where the sender has a session. SrPortal.lock
+   * first, as drop_sender_subtree() takes them: a session removed
+   * meanwhile finds the subtree registered, and takes it away. */
+  locker = g_rec_mutex_locker_new (&self->lock);
+  g_mutex_lock (&self->subtree_lock);
+  served = !self->serving || g_hash_table_contains (self->subtrees, parent);
+  if (!served && g_hash_table_contains (self->sender_sessions, parent))
+    {
+      serve_sender (self, connection, &parent);
+      served = TRUE;
+    }
+  g_mutex_unlock (&self->subtree_lock);
+  if (served || !answer_unserved (connection, message))
+    return message;
+  g_object_unref (message);
+  return NULL;
 }
 
 gboolean

@@ -125,7 +125,8 @@ typedef struct {
   GHashTable *app_sessions;      /* (owned) app id → how many of sessions are
                                   * its (none: absent) */
   GHashTable *apps_at_bound;     /* (owned) app ids a Register was refused for
-                                  * SR_PORTAL_MAX_APP_SESSIONS (said once each) */
+                                  * SR_PORTAL_MAX_APP_SESSIONS, said in the log;
+                                  * each goes with the app's last session */
   GHashTable *sender_sessions;   /* (owned) sender path → how many of sessions
                                   * are below it (none: absent), so that a
                                   * session's removal knows at once whether its

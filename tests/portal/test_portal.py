@@ -435,8 +435,13 @@ class TestSessionObject(PortalTestCase):
             self.assertIn('<property type="u" name="version" access="read"', xml)
             self.assertEqual(self.backend_call(path, properties, 'Get',
                                                GLib.Variant('(ss)', (IMPL_SESSION, 'version'))), (2,))
-            # The errors GDBus gives at a served path.
+            # The errors GDBus gives at a served path; a close with the
+            # wrong arguments or no interface is none.
             for at in (a.handle, path):
+                self.assertDBusError('org.freedesktop.DBus.Error.UnknownMethod', self.backend_call, at,
+                                     properties, 'Get', GLib.Variant('(s)', ('x',)))
+                self.assertDBusError('org.freedesktop.DBus.Error.UnknownMethod', self.backend_call, at,
+                                     properties, 'Frobnicate')
                 self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.backend_call, at,
                                      properties, 'Set', GLib.Variant(
                                          '(ssv)', (IMPL_SESSION, 'version', GLib.Variant('u', 3))))
@@ -445,6 +450,12 @@ class TestSessionObject(PortalTestCase):
                 self.assertDBusError('org.freedesktop.DBus.Error.UnknownMethod', self.backend_call, at,
                                      IMPL_SESSION, 'Frobnicate')
                 self.backend_call(at, 'org.freedesktop.DBus.Peer', 'Ping')
+                self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.backend_call, at,
+                                     IMPL_SESSION, 'Close2', GLib.Variant('(s)', ('x',)))
+                message = Gio.DBusMessage.new_method_call(BACKEND_NAME, at, None, 'Close')
+                reply, _ = self.s.bus.send_message_with_reply_sync(
+                    message, Gio.DBusSendMessageFlags.NONE, 30000, None)
+                self.assertEqual(reply.get_error_name(), 'org.freedesktop.DBus.Error.UnknownMethod')
         self.assertEqual(self.session_nodes(), [a.handle.split('/')[-2]])
         a.quit()
         self.sync_frontend()
@@ -1070,11 +1081,37 @@ class TestBounds(PortalTestCase):
         self.assertEqual(editor.reason, LAUNCH)
         # The log says so the first time, not at each of the three
         # refusals, nor when the app comes back to the bound.
-        self.backend_log.flush()
-        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
-            said = [line for line in f if 'the most one app may have' in line]
+        said = self.bound_said()
         self.assertEqual(len(said), 1, said)
         self.assertIn(f'org.example.Mallory: {self.MAX_APP_SESSIONS} sessions open', said[0])
+
+    def bound_said(self):
+        """The lines of the backend's log saying an app is at its bound."""
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            return [line for line in f if 'the most one app may have' in line]
+
+    def test_the_bound_is_said_again_once_the_app_has_closed_every_session(self):
+        # The apps whose refusals were logged are remembered while they
+        # hold sessions, not for good: app ids brought to the bound one
+        # after another, each closed again, grew the table as they liked.
+        handles = [f'/org/freedesktop/portal/desktop/session/1_81/b{i}'
+                   for i in range(self.MAX_APP_SESSIONS + 1)]
+        for round_ in range(2):
+            answers = self.register_directly('org.example.Bounded', handles)
+            self.assertEqual([a for a in answers[:-1] if not isinstance(a, dict)], [])
+            self.assertEqual(remote_error(answers[-1]), 'org.freedesktop.DBus.Error.LimitsExceeded')
+            self.assertEqual(len(self.bound_said()), round_ + 1)
+            closed = []
+            for start in range(0, len(handles) - 1, 64):
+                batch = handles[start:start + 64]
+                for handle in batch:
+                    self.s.bus.call(BACKEND_NAME, handle, IMPL_SESSION, 'Close', None, None,
+                                    Gio.DBusCallFlags.NONE, 60000, None,
+                                    lambda conn, result, *_: closed.append(conn.call_finish(result)))
+                self.s.wait_until(lambda: len(closed) == min(start + 64, len(handles) - 1),
+                                  timeout=60, what='the sessions closed')
+        self.assertEqual(self.session_nodes(), [])
 
     def start_on_crashes(self, order, others=()):
         """A record written before the bound, and a backend started on it:
