@@ -135,11 +135,13 @@ sr_portal_session_new (SrPortal   *self,
   session->frontend = g_strdup (frontend);
   session->app_id = g_strdup (app_id);
   session->asked_discard = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  /* A path is reused after Close: a new session replaces the closed one. */
+  /* A path is reused after Close: a new session replaces the closed one.
+   * Counted in before the old is counted out, so that the app's count
+   * does not touch none on the way (apps_at_bound). */
+  count_session (self, session, TRUE);
   if (old != NULL)
     count_session (self, old, FALSE);
   g_hash_table_replace (self->sessions, session->handle, session);
-  count_session (self, session, TRUE);
   return session;
 }
 
@@ -654,9 +656,9 @@ filter (GDBusConnection *connection,
       return NULL;
     }
 
-  /* A close is served at once, without SrPortal.lock: the main thread
-   * may hold it, and Close is answered before it is taken
-   * (method_call()). */
+  /* A close, and anything to a sender served already, as before: under
+   * subtree_lock alone, which nothing holds for long; SrPortal.lock only
+   * for what needs the sender's sessions. */
   g_mutex_lock (&self->subtree_lock);
   served = !self->serving || g_hash_table_contains (self->subtrees, parent);
   if (!served && is_close (message))

@@ -1103,14 +1103,19 @@ class TestBounds(PortalTestCase):
             self.assertEqual(remote_error(answers[-1]), 'org.freedesktop.DBus.Error.LimitsExceeded')
             self.assertEqual(len(self.bound_said()), round_ + 1)
             closed = []
+
+            def done(conn, result, *_):
+                try:
+                    closed.append(conn.call_finish(result))
+                except GLib.Error as e:
+                    closed.append(e)
             for start in range(0, len(handles) - 1, 64):
-                batch = handles[start:start + 64]
-                for handle in batch:
+                for handle in handles[start:start + 64]:
                     self.s.bus.call(BACKEND_NAME, handle, IMPL_SESSION, 'Close', None, None,
-                                    Gio.DBusCallFlags.NONE, 60000, None,
-                                    lambda conn, result, *_: closed.append(conn.call_finish(result)))
+                                    Gio.DBusCallFlags.NONE, 60000, None, done)
                 self.s.wait_until(lambda: len(closed) == min(start + 64, len(handles) - 1),
                                   timeout=60, what='the sessions closed')
+            self.assertEqual([e for e in closed if isinstance(e, GLib.Error)], [])
         self.assertEqual(self.session_nodes(), [])
 
     def start_on_crashes(self, order, others=()):
