@@ -89,7 +89,7 @@ typedef struct {
 } Call;
 
 static gint64
-call_once (GDBusConnection *bus, const Call *c, GError **error)
+call_timed (GDBusConnection *bus, const Call *c, GError **error)
 {
   gint64 start = g_get_monotonic_time ();
   g_autoptr(GVariant) reply = g_dbus_connection_call_sync (bus, c->dest, c->path, c->iface, c->method,
@@ -139,7 +139,7 @@ measure_latencies (GDBusConnection *bus,
       for (int i = 0; i < (round < 0 ? warmup : calls / ROUNDS); i++)
         {
           g_autoptr(GError) error = NULL;
-          gint64 t = call_once (bus, cs[j], &error);
+          gint64 t = call_timed (bus, cs[j], &error);
 
           if (t < 0)
             g_error ("%s.%s failed: %s", cs[j]->iface, cs[j]->method, error->message);
@@ -169,7 +169,7 @@ client_thread (gpointer data)
   if (bus == NULL)
     g_error ("%s", error->message);
   for (int i = 0; i < args->count; i++)
-    if (call_once (bus, args->call, &error) < 0)
+    if (call_timed (bus, args->call, &error) < 0)
       g_error ("%s", error->message);
   return NULL;
 }
@@ -261,7 +261,7 @@ cold_start (GDBusConnection *bus, char **argv, const Call *c, GPid *out_pid)
   pid = spawn (argv);
   while (!owned)
     g_main_context_iteration (NULL, TRUE);
-  if (call_once (bus, c, &error) < 0)
+  if (call_timed (bus, c, &error) < 0)
     g_error ("%s: %s", c->method, error->message);
   end = g_get_monotonic_time ();
 
@@ -285,7 +285,7 @@ cold_start_polling (GDBusConnection *bus, char **argv, const Call *c)
   for (;;)
     {
       g_autoptr(GError) error = NULL;
-      if (call_once (bus, c, &error) >= 0)
+      if (call_timed (bus, c, &error) >= 0)
         break;
       g_usleep (200);
     }
@@ -442,7 +442,7 @@ measure_exclusions (GDBusConnection *bus,
         for (int i = 0; i < warmup / EXCLUSION_ROUNDS + calls / EXCLUSION_ROUNDS; i++)
           {
             g_autoptr(GError) error = NULL;
-            gint64 t = call_once (bus, c, &error);
+            gint64 t = call_timed (bus, c, &error);
 
             if (t < 0)
               g_error ("%s failed: %s", c->method, error->message);
