@@ -77,10 +77,10 @@ class LockdownPageTest(unittest.TestCase):
         os.makedirs(self.etc_dconf)
         # The machine's dconf profile, as every program finds it (no
         # DCONF_PROFILE); the installed schema, beside GNOME's
-        # org.gnome.desktop.session with its save-restore switch.
+        # org.gnome.desktop.session (the system's) with its save-restore
+        # switch.
         del self.s.env['DCONF_PROFILE']
-        self.s.env['GSETTINGS_SCHEMA_DIR'] = ':'.join((
-            os.path.join(self.prefix, 'share', 'glib-2.0', 'schemas'), srtest.DESKTOP_SCHEMA_DIR))
+        self.s.env['GSETTINGS_SCHEMA_DIR'] = os.path.join(self.prefix, 'share', 'glib-2.0', 'schemas')
         self.namespace = ['unshare', '--mount', '--propagation', 'private', 'sh', '-ec',
                           'mount --bind "$0" /etc/dconf && exec "$@"', self.etc_dconf]
         self.sim = Simulator(self.s)

@@ -27,10 +27,10 @@ SOURCE_DIR = os.environ.get('SR_SOURCE_DIR', os.path.join(os.path.dirname(__file
 POLICYD = os.path.join(BUILD_DIR, 'policyd', 'session-restore-policyd')
 PANEL = os.path.join(BUILD_DIR, 'panel', 'session-restore-panel')
 SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
-# GNOME's org.gnome.desktop.session with its "save-restore" switch, as
-# current GNOME desktops have it (tests/lib/fixtures/): in every Session
-# unless desktop_key=False, the world of Debian 12, whose schema lacks it.
-DESKTOP_SCHEMA_DIR = os.path.join(BUILD_DIR, 'tests', 'lib', 'fixtures')
+# GNOME's org.gnome.desktop.session with its "save-restore" switch: the
+# system's (gsettings-desktop-schemas 50 and later), in every Session
+# unless desktop_key=False, a desktop whose schemas lack it
+# (share_without_desktop_schema()).
 DESKTOP_SCHEMA = 'org.gnome.desktop.session'
 # The interpreter the tests run under (tests/meson.build finds one with gi
 # and dbusmock), for the helpers they start: dbusmock, callers.
@@ -209,6 +209,40 @@ class Bus:
         self.process.stdout.close()
 
 
+def system_data_dirs():
+    return [d for d in os.environ.get('XDG_DATA_DIRS', '/usr/local/share:/usr/share').split(':') if d]
+
+
+def require_desktop_key():
+    """Fails unless the system's GSettings schemas have GNOME's
+    save-restore key, which every test world but desktop_key=False's has."""
+    source = Gio.SettingsSchemaSource.get_default()
+    schema = source.lookup(DESKTOP_SCHEMA, True) if source is not None else None
+    if schema is None or not schema.has_key('save-restore'):
+        raise RuntimeError(f'this system\'s {DESKTOP_SCHEMA} has no save-restore key: the tests need '
+                           'gsettings-desktop-schemas 50 or later (tools/world has it)')
+
+
+def share_without_desktop_schema(root):
+    """XDG_DATA_DIRS for a desktop without GNOME's save-restore key: one
+    directory in @root that links to everything of the system's data
+    directories (D-Bus services, icons, apps) but their GSettings
+    schemas. The first directory that has an entry wins, as in a search
+    of XDG_DATA_DIRS."""
+    share = os.path.join(root, 'share-without-desktop-schema')
+    os.makedirs(share, exist_ok=True)
+    for directory in system_data_dirs():
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            continue
+        for entry in entries:
+            link = os.path.join(share, entry)
+            if entry != 'glib-2.0' and not os.path.lexists(link):
+                os.symlink(os.path.join(directory, entry), link)
+    return share
+
+
 class Session:
     """HOME, XDG dirs, dconf, buses and policyd for one test."""
 
@@ -245,9 +279,7 @@ class Session:
 
         schema_dirs = list(extra_schema_dirs) + [SCHEMA_DIR]
         if desktop_key:
-            if not os.path.exists(os.path.join(DESKTOP_SCHEMA_DIR, 'gschemas.compiled')):
-                raise RuntimeError(f'{DESKTOP_SCHEMA_DIR}: the fixture schema is not built')
-            schema_dirs.append(DESKTOP_SCHEMA_DIR)
+            require_desktop_key()
         self.env = {
             'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
             'HOME': self.home,
@@ -268,6 +300,8 @@ class Session:
             'SR_POLICYD_EXECUTABLE': POLICYD_EXECUTABLE,
         }
         self.env['SR_SYSTEM_STORES_DIR'] = self.system_stores_dir
+        if not desktop_key:
+            self.env['XDG_DATA_DIRS'] = share_without_desktop_schema(self.root)
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
             if passthrough in os.environ:
