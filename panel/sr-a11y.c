@@ -189,20 +189,41 @@ selected_string (AdwComboRow *row)
 /* The value, which the row shows in a list of its own, is told as the
  * row's description. GTK 4.8 makes a tooltip the description, and takes
  * it away with the tooltip (a lock's "Set by your administrator"): the
- * two are told together, after GTK. */
+ * two are told together, after GTK. GTK 4.24 tells a description from
+ * the DESCRIBED_BY relation before the property, and libadwaita 1.10
+ * points that at the row's subtitle: the relation goes. It also shows the
+ * list that the row marked hidden: its one item is named after the value. */
 static void
 on_combo_changed_cb (AdwComboRow *row)
 {
   const char *value = selected_string (row);
   const char *tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (row));
+  GtkWidget *shown = g_object_get_data (G_OBJECT (row), "sr-a11y-shown");
   g_autofree char *description = NULL;
 
   if (value == NULL)
     value = "";
   /* Translators: a choice's value, then why it cannot be changed ("30 Days, Set by your administrator") */
   description = tooltip != NULL ? g_strdup_printf (_("%s, %s"), value, tooltip) : g_strdup (value);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY);
   gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                   description, -1);
+  if (shown != NULL)
+    for (GtkWidget *cell = gtk_widget_get_first_child (shown); cell != NULL;
+         cell = gtk_widget_get_next_sibling (cell))
+      set_label (cell, value);
+}
+
+/* The shown list builds its item when it is first laid out. */
+static void
+on_shown_children_changed_cb (GListModel *children,
+                              guint       position,
+                              guint       removed,
+                              guint       added,
+                              gpointer    user_data)
+{
+  if (added > 0)
+    on_combo_changed_cb (ADW_COMBO_ROW (user_data));
 }
 
 /* The popup's choices are named after what they show, and the focus goes
@@ -255,7 +276,15 @@ sr_a11y_follow_combo_row (AdwComboRow *row)
   /* The list that shows the value, outside the popup: an unnamed list
    * with an unnamed item, which the description replaces. */
   if (shown != NULL && (popover == NULL || !gtk_widget_is_ancestor (shown, popover)))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (shown), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
+    {
+      GListModel *children = gtk_widget_observe_children (shown);
+
+      gtk_accessible_update_state (GTK_ACCESSIBLE (shown), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
+      g_object_set_data (G_OBJECT (row), "sr-a11y-shown", shown);
+      g_signal_connect_object (children, "items-changed", G_CALLBACK (on_shown_children_changed_cb),
+                               row, 0);
+      g_object_set_data_full (G_OBJECT (row), "sr-a11y-shown-children", children, g_object_unref);
+    }
   g_signal_connect (row, "notify::selected", G_CALLBACK (on_combo_changed_cb), NULL);
   g_signal_connect (row, "notify::tooltip-text", G_CALLBACK (on_combo_changed_cb), NULL);
   on_combo_changed_cb (row);

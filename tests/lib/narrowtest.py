@@ -74,7 +74,7 @@ class NarrowChecks:
     def show(self, view):
         self.act(self.find('frame', self.WORDS['title']),
                  {'Apps': 'win.show-apps', 'Settings': 'win.show-settings'}[view])
-        self.find('entry' if view == 'Apps' else 'check box',
+        self.find('entry' if view == 'Apps' else 'switch',
                   self.WORDS['search' if view == 'Apps' else 'settings'])
         time.sleep(0.5)   # laid out
 
@@ -111,7 +111,7 @@ class NarrowChecks:
             self.s.call('NoteExit', 'sb', 'org.example.Files', False)
         self.show('Apps')
         self.wait_until(lambda: self.WORDS['allow'] in
-                        [b.get_name() for b in self.find_all('push button')], 'Allow Recovery on Files')
+                        [b.get_name() for b in self.find_all('button')], 'Allow Recovery on Files')
 
     def test_narrow_fits(self):
         self.s.gsettings('set', 'login-restore', 'ask')
@@ -130,7 +130,7 @@ class NarrowChecks:
             self.assertEqual(self.combo_value_widths(), wide_values)
             self.screenshot(f'{self.SHOTS}-narrow-main')
 
-            self.click('push button', self.WORDS['clear all'])
+            self.click('button', self.WORDS['clear all'])
             self.assert_dialog_fits(self.WORDS['cleared'], f'{self.SHOTS}-narrow-clear-all-dialog')
 
             self.open_list(self.WORDS['keep'])
@@ -141,7 +141,7 @@ class NarrowChecks:
             self.assertEqual(overflowing(self), [])
             self.screenshot(f'{self.SHOTS}-narrow-apps')
 
-            self.click('push button', self.WORDS['clear one'])
+            self.click('button', self.WORDS['clear one'])
             self.assert_dialog_fits(self.WORDS['cleared'], f'{self.SHOTS}-narrow-clear-dialog')
             self.show('Settings')
         finally:

@@ -28,12 +28,12 @@ class AccessibilityTest(PanelTestCase):
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch to be on')
 
     def tearDown(self):
-        for button in self.find_all('push button', 'Cancel'):
+        for button in self.find_all('button', 'Cancel'):
             self.act(button, 'click')
 
     def no_toasts(self):
-        self.wait_until(lambda: not self.find_all('push button', 'Dismiss') and
-                        not any(self.inside(b, 'AdwToast') for b in self.find_all('push button')),
+        self.wait_until(lambda: not self.find_all('button', 'Dismiss') and
+                        not any(self.inside(b, 'AdwToast') for b in self.find_all('button')),
                         'earlier toasts to time out', timeout=15)
 
     def test_settings_page(self):
@@ -59,11 +59,11 @@ class AccessibilityTest(PanelTestCase):
         self.assertIn('Held back after repeated crashes', row[0])
         self.assertIn('1 window', row[0])
         # Voice control: "click Allow Recovery" finds the button.
-        button = self.find('push button', 'Allow Recovery')
+        button = self.find('button', 'Allow Recovery')
         self.assertTrue(button.get_name().startswith('Allow Recovery'), button.get_name())
         self.screenshot('a11y-apps-crash-loop')
         # Every button shows what its name says.
-        for other in self.find_all('push button'):
+        for other in self.find_all('button'):
             for i in range(other.get_child_count()):
                 child = other.get_child_at_index(i)
                 if child.get_role_name() == 'label':
@@ -72,7 +72,7 @@ class AccessibilityTest(PanelTestCase):
         self.wait_until(lambda: 'Held back' not in self.row_text('Terminal'), 'the row to follow')
 
     def test_clear_dialog(self):
-        self.click('push button', 'Clear Saved Sessions')
+        self.click('button', 'Clear Saved Sessions')
         self.find('label', 'will be cleared')
         self.assert_well_named('the Clear dialog')
         self.screenshot('a11y-clear-dialog')
@@ -95,9 +95,9 @@ class AccessibilityTest(PanelTestCase):
         self.assert_well_named('the help dialog')
         self.key('Escape')
         self.gone('label', 'No help viewer is installed')
-        self.find('push button', 'Main Menu')
+        self.find('button', 'Main Menu')
         # The menu button's inner button is the one that clicks.
-        inner = [b for b in self.find_all('push button', 'Main Menu')
+        inner = [b for b in self.find_all('button', 'Main Menu')
                  if any(b.get_action_name(i) == 'click' for i in range(b.get_n_actions()))]
         self.act(inner[0], 'click')
         self.find('menu item', 'About Session Restore')
@@ -124,7 +124,7 @@ class AccessibilityTest(PanelTestCase):
         self.find('label', 'Could not change Restore After a Crash: not allowed')
         # Named first: the toast goes after 5 s, and the walk below takes
         # seconds on a loaded machine.
-        self.find('push button', 'Dismiss')
+        self.find('button', 'Dismiss')
         self.screenshot('a11y-toast')
         self.assert_well_named('a toast')
 
@@ -144,7 +144,7 @@ class AccessibilityTest(PanelTestCase):
         self.assert_well_named('the Apps page, off')
         self.s.gsettings('set', 'enabled', 'true')
         self.s.set_allowed(['org.gnome.SessionRestore.configure'])
-        self.click('push button', 'Back')
+        self.click('button', 'Back')
         # GTK 4.8 clicks an activated button a quarter second later: the
         # Apps page asked for before that would be left at once.
         self.gone('entry', 'Search apps')
@@ -160,7 +160,7 @@ class AccessibilityTest(PanelTestCase):
             self.assert_well_named('the missing service page')
         finally:
             self.s.start_policyd()
-        self.find('check box', 'Save and Restore Apps', timeout=20)
+        self.find('switch', 'Save and Restore Apps', timeout=20)
 
     # -- the keyboard ------------------------------------------------------------
 
@@ -168,13 +168,13 @@ class AccessibilityTest(PanelTestCase):
         self.key('ctrl+f')
         self.type_text('termin')
         entry = self.find('entry', 'Search apps')
-        self.wait_until(lambda: not self.find_all('check box', 'Save and restore Files'), 'Files hidden')
+        self.wait_until(lambda: not self.find_all('switch', 'Save and restore Files'), 'Files hidden')
         self.key('Escape')
-        self.wait_until(lambda: entry.get_text(0, -1) == '', 'the search to clear')
-        self.find('check box', 'Save and restore Files')
+        self.wait_until(lambda: Atspi.Text.get_text(entry, 0, -1) == '', 'the search to clear')
+        self.find('switch', 'Save and restore Files')
         self.assertTrue(self.find_all('entry', 'Search apps'), 'the first Escape left the page')
         self.key('Escape')
-        self.find('check box', 'Save and Restore Apps')
+        self.find('switch', 'Save and Restore Apps')
         self.assertFalse(self.find_all('entry', 'Search apps'))
 
     def test_retention_list_opens_on_its_value(self):

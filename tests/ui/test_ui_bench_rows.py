@@ -48,7 +48,7 @@ class BenchRowsTest(PanelTestCase):
 
     def test_1_settings_page(self):
         consumers, totals, keep = self.rows[:3]
-        self.find('check box', 'Save and Restore Apps', timeout=20)
+        self.find('switch', 'Save and Restore Apps', timeout=20)
 
         def labels():
             return sorted({label.get_name() or '' for label in self.find_all('label')})

@@ -32,12 +32,12 @@ class FeedbackTest(PanelTestCase):
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch to be on')
 
     def tearDown(self):
-        for button in self.find_all('push button', 'Cancel'):
+        for button in self.find_all('button', 'Cancel'):
             self.act(button, 'click')
         self.dismiss_toasts()
 
     def dismiss_toasts(self):
-        for button in self.find_all('push button', 'Dismiss'):
+        for button in self.find_all('button', 'Dismiss'):
             self.act(button, 'click')
 
     def state_files(self):
@@ -62,7 +62,7 @@ class FeedbackTest(PanelTestCase):
         self.toggle('Save and restore Terminal')
         self.click_button('Turn Off')
         self.assertEqual(self.toast('Could not turn off Terminal'), 'Could not turn off Terminal: not allowed')
-        self.click('push button', 'Clear saved session of Files')
+        self.click('button', 'Clear saved session of Files')
         self.click_button('Clear')
         self.assertEqual(self.toast('Could not clear the saved session of Files'),
                          'Could not clear the saved session of Files: not allowed')
@@ -129,7 +129,7 @@ class FeedbackTest(PanelTestCase):
         def place():
             """Where Files' row is in the list, as on screen."""
             time.sleep(0.5)   # laid out
-            switches = self.in_order(self.find_all('check box', 'Save and restore'))
+            switches = self.in_order(self.find_all('switch', 'Save and restore'))
             return [n.get_name() for n in switches].index('Save and restore Files')
         before = place()
         self.assertEqual(before, 0)
@@ -155,17 +155,17 @@ class FeedbackTest(PanelTestCase):
         self.sim.save(FILES, payload=b's' * 4000)
         self.show_view('Apps')
         self.wait_until(lambda: 'kB' in self.row_text('Files'), 'Files listed with its saved session')
-        self.assertFalse(self.find_all('push button', 'Allow Recovery'))
+        self.assertFalse(self.find_all('button', 'Allow Recovery'))
         # Three crashes in a row (the threshold): policyd tells the panel,
         # which lists again on its own.
         for _ in range(3):
             self.s.call('NoteExit', 'sb', FILES, False)
         self.wait_until(lambda: 'Held back after repeated crashes' in self.row_text('Files'),
                         'the row to say Files is held back')
-        self.find('push button', 'Allow Recovery')
+        self.find('button', 'Allow Recovery')
         self.screenshot('crash-loop-live')
         # Released by someone else (the command line): the row follows too.
         self.s.call('ResetCrashGuard', 's', FILES)
         self.wait_until(lambda: 'Held back' not in self.row_text('Files'), 'the row to follow the reset')
-        self.gone('push button', 'Allow Recovery')
+        self.gone('button', 'Allow Recovery')
         self.show_view('Settings')

@@ -41,7 +41,7 @@ class GermanTest(NarrowChecks, PanelTestCase):
         shutil.rmtree(cls.install_root, ignore_errors=True)
 
     def test_shows_german(self):
-        self.find('check box', 'Apps speichern und wiederherstellen')
+        self.find('switch', 'Apps speichern und wiederherstellen')
         self.find('label', 'Wann wiederherstellen')
         self.find('combo box', 'Gespeicherte Sitzungen behalten für')
         self.find('label', 'Gespeicherte Sitzungen')
@@ -54,6 +54,6 @@ class GermanTest(NarrowChecks, PanelTestCase):
     def test_locked_list_said_once(self):
         self.show('Apps')
         self.find('label', 'Ihr Administrator legt fest, welche Apps gespeichert')
-        self.assertFalse(self.sensitive('check box', 'Vim'))
+        self.assertFalse(self.sensitive('switch', 'Vim'))
         self.assertEqual(self.find_all('label', 'Von Ihrem Administrator festgelegt'), [])
         self.show('Settings')

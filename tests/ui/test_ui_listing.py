@@ -26,9 +26,9 @@ class ListingTest(PanelTestCase):
         self.show_view('Settings')
 
     def tearDown(self):
-        for button in self.find_all('push button', 'Cancel'):
+        for button in self.find_all('button', 'Cancel'):
             self.act(button, 'click')
-        for button in self.find_all('push button', 'Dismiss'):
+        for button in self.find_all('button', 'Dismiss'):
             self.act(button, 'click')
         self.s.mock_polkit('SimulateHangActions', 'as', [])
         self.s.mock_polkit('ReleaseHangingCalls')

@@ -28,10 +28,10 @@ class LoadingTest(PanelTestCase):
         self.find('frame', 'Session Restore')
         # ...and says nothing untrue meanwhile: the service is there.
         self.assertFalse(self.find_all('label', 'Cannot Reach the Session Restore Service'))
-        self.assertFalse(self.find_all('check box', 'Save and Restore Apps'))
+        self.assertFalse(self.find_all('switch', 'Save and Restore Apps'))
         self.screenshot('loading')
 
         os.kill(self.policyd_pid, signal.SIGCONT)
-        self.find('check box', 'Save and Restore Apps', timeout=20)
+        self.find('switch', 'Save and Restore Apps', timeout=20)
         self.find('label', '1 saved session (')
         self.assertFalse(self.find_all('label', 'Cannot Reach the Session Restore Service'))

@@ -31,7 +31,7 @@ class LockedPanelTest(PanelTestCase):
         self.find('label', 'Some settings are managed by your administrator')
         keep = self.find('combo box', 'Keep Saved Sessions For')
         self.assertFalse(self.has_state(keep, Atspi.StateType.SENSITIVE))
-        crash = self.find('check box', 'Restore After a Crash')
+        crash = self.find('switch', 'Restore After a Crash')
         self.assertFalse(self.has_state(crash, Atspi.StateType.SENSITIVE))
         self.assertFalse(self.has_state(crash, Atspi.StateType.CHECKED))
         # One lock for each locked row, each saying so in words.
@@ -39,7 +39,7 @@ class LockedPanelTest(PanelTestCase):
             locks = self.find_all('label', 'Set by your administrator', root=self.find('list', group))
             self.assertEqual(len(locks), count, group)
         # Unlocked settings still work.
-        self.assertTrue(self.sensitive('check box', 'Restore on a Normal Launch'))
+        self.assertTrue(self.sensitive('switch', 'Restore on a Normal Launch'))
         self.assertTrue(self.sensitive('combo box', 'Reopen Apps at Login'))
         self.screenshot('locked-dark')
 
@@ -48,13 +48,13 @@ class LockedPanelTest(PanelTestCase):
 
     def test_admin_excluded_app_is_off_and_locked(self):
         self.show_view('Apps')
-        switch = self.find('check box', 'Save and restore Terminal')
+        switch = self.find('switch', 'Save and restore Terminal')
         self.assertFalse(self.has_state(switch, Atspi.StateType.CHECKED))
         self.assertFalse(self.has_state(switch, Atspi.StateType.SENSITIVE))
         self.assertIn('Turned off by your administrator', self.row_text('Terminal'))
         # excluded-apps is locked: said once, above the list, not on every row.
         self.find('label', 'Your administrator decides which apps are saved and restored')
-        self.assertTrue(self.find_all('check box', 'Save and restore Files'))
+        self.assertTrue(self.find_all('switch', 'Save and restore Files'))
         self.assertEqual(self.find_all('label', 'Set by your administrator'), [])
         self.screenshot('locked-apps')
         # The notice wraps, the rows keep their switches inside: it fits 360 px.
@@ -68,14 +68,14 @@ class LockedPanelTest(PanelTestCase):
 
     def test_locked_exclusions_leave_search_and_clearing(self):
         self.show_view('Apps')
-        files = self.find('check box', 'Save and restore Files')
+        files = self.find('switch', 'Save and restore Files')
         self.assertTrue(self.has_state(files, Atspi.StateType.CHECKED))
         self.assertFalse(self.has_state(files, Atspi.StateType.SENSITIVE))
         entry = self.find('entry', 'Search apps')
         self.assertTrue(self.has_state(entry, Atspi.StateType.SENSITIVE))
         entry.set_text_contents('files')
-        self.wait_until(lambda: not self.find_all('check box', 'Save and restore Terminal'), 'search')
-        self.click('push button', 'Clear saved session of Files')
+        self.wait_until(lambda: not self.find_all('switch', 'Save and restore Terminal'), 'search')
+        self.click('button', 'Clear saved session of Files')
         self.click_button('Clear')
         self.wait_until(lambda: not [n for n in os.listdir(self.s.state_home) if FILES in n],
                         'its saved session to go')

@@ -14,6 +14,6 @@ class LockedOffTest(PanelTestCase):
         self.show_view('Apps')
         self.find('label', 'Save and Restore Apps Is Off')
         self.find('label', 'Your administrator turned off saving and restoring apps')
-        self.assertEqual(self.find_all('push button', 'Turn On'), [])
+        self.assertEqual(self.find_all('button', 'Turn On'), [])
         self.assertEqual(self.find_all('label', 'until you turn it on'), [])
         self.screenshot('apps-locked-off')

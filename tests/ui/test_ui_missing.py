@@ -18,8 +18,8 @@ class MissingServiceTest(PanelTestCase):
         self.find('label', 'Cannot Reach the Session Restore Service')
         self.screenshot('missing')
         # No page navigation where no page can work.
-        self.assertFalse(self.find_all('push button', 'Back'))
-        self.assertFalse(self.find_all('check box'))
+        self.assertFalse(self.find_all('button', 'Back'))
+        self.assertFalse(self.find_all('switch'))
         # Retry with nothing to activate says why, in words.
         self.click_button('Retry')
         self.find('label', 'Could not start the service: it is not installed on this computer')
@@ -32,7 +32,7 @@ class MissingServiceTest(PanelTestCase):
         self.gone('menu item', 'Help')
 
         self.s.start_policyd()
-        self.find('check box', 'Save and Restore Apps', timeout=20)
+        self.find('switch', 'Save and Restore Apps', timeout=20)
         self.assertFalse(self.find_all('label', 'Cannot Reach the Session Restore Service'))
         # And on the page that replaced it, the menu that is shown: one.
         self.key('F10')
@@ -57,7 +57,7 @@ class MissingServiceTest(PanelTestCase):
         # dbus-daemon answers ReloadConfig once it has read the service
         # files again: no waiting.
         self.click_button('Retry')
-        self.find('check box', 'Save and Restore Apps', timeout=20)
+        self.find('switch', 'Save and Restore Apps', timeout=20)
         pid = self.s.owner_pid()
         self.assertIsNotNone(pid)
         os.kill(pid, signal.SIGTERM)

@@ -26,7 +26,7 @@ class AdminExcludedNarrowTest(PanelTestCase):
 
     def test_lock_clear_and_switch_fit(self):
         self.show_view('Apps')
-        self.find('push button', 'Clear saved session of Terminal')
+        self.find('button', 'Clear saved session of Terminal')
         self.assertIn('Turned off by your administrator', self.row_text('Terminal'))
         self.screenshot('english-admin-excluded')
         self.resize(360, 700)

@@ -28,7 +28,7 @@ class PanelTest(PanelTestCase):
 
     def tearDown(self):
         # A failed case must not leave a dialog over the next one.
-        for button in self.find_all('push button', 'Cancel'):
+        for button in self.find_all('button', 'Cancel'):
             self.act(button, 'click')
 
     def setUp(self):
@@ -51,7 +51,7 @@ class PanelTest(PanelTestCase):
         # Cancel first: nothing happens.
         self.toggle('Save and Restore Apps')
         self.click_button('Cancel')
-        self.gone('push button', 'Turn Off')
+        self.gone('button', 'Turn Off')
         self.assertTrue(self.checked('Save and Restore Apps'))
         self.assertEqual(self.s.gsettings_value('enabled'), True)
         self.assertEqual(len(self.state_files()), 4)
@@ -67,19 +67,19 @@ class PanelTest(PanelTestCase):
         # What went, in the same count as the dialog.
         self.find('label', 'Cleared 3 saved sessions')
         # What no longer applies is insensitive, and the page says why.
-        self.assertFalse(self.sensitive('check box', 'Restore After a Crash'))
-        self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
+        self.assertFalse(self.sensitive('switch', 'Restore After a Crash'))
+        self.assertFalse(self.sensitive('button', 'Clear Saved Sessions'))
         self.find('label', 'Save and Restore Apps is off')
 
         # The Apps subpage says so too, and offers to turn it back on.
         self.show_view('Apps')
         self.find('label', 'Save and Restore Apps Is Off')
-        self.assertFalse(self.find_all('check box', 'Save and restore Files'))
+        self.assertFalse(self.find_all('switch', 'Save and restore Files'))
         self.click_button('Turn On')
         self.wait_until(lambda: self.s.gsettings_value('enabled') is True, 'enabled=true again')
-        self.find('check box', 'Save and restore Files')
+        self.find('switch', 'Save and restore Files')
         self.show_view('Settings')
-        self.assertTrue(self.sensitive('check box', 'Restore After a Crash'))
+        self.assertTrue(self.sensitive('switch', 'Restore After a Crash'))
 
     def test_when_to_restore_switches(self):
         self.toggle('Restore After a Crash')
@@ -136,7 +136,7 @@ class PanelTest(PanelTestCase):
 
     def test_forget_one_app_asks_first(self):
         self.show_view('Apps')
-        self.click('push button', 'Clear saved session of Files')
+        self.click('button', 'Clear saved session of Files')
         body = self.find('label', 'will be cleared')
         self.assertIn('1 window', body.get_name())
         self.assertIn('kB', body.get_name())
@@ -146,7 +146,7 @@ class PanelTest(PanelTestCase):
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
         self.find('label', 'Cleared the saved session of Files')
         # Nothing saved now: no trash can on its row.
-        self.gone('push button', 'Clear saved session of Files')
+        self.gone('button', 'Clear saved session of Files')
         self.assertIn('Nothing saved', self.row_text('Files'))
 
     def test_expired_state_is_not_shown_as_valid(self):
@@ -173,12 +173,12 @@ class PanelTest(PanelTestCase):
         self.assertIn('reopens at login', self.row_text('Files'))
         self.assertIn('saved just now', self.row_text('Files'))
         self.assertIn('Nothing saved', self.row_text('Abacus'))
-        self.assertFalse(self.find_all('push button', 'Clear saved session of Abacus'))
+        self.assertFalse(self.find_all('button', 'Clear saved session of Abacus'))
         # Saved sessions first, the most recent first (each app's own save:
         # setUp saved Text Editor, Files, Terminal in turn, and the session
         # file they share says nothing of it); then the others by name.
         prefix = 'Save and restore '
-        names = [n.get_name()[len(prefix):] for n in self.in_order(self.find_all('check box', prefix))]
+        names = [n.get_name()[len(prefix):] for n in self.in_order(self.find_all('switch', prefix))]
         ours = [n for n in names if n in ('Abacus', 'Files', 'Terminal', 'Text Editor', 'Zoo Keeper')]
         self.assertEqual(ours, ['Zoo Keeper', 'Terminal', 'Files', 'Text Editor', 'Abacus'])
         rest = names[names.index('Text Editor') + 1:]
@@ -198,10 +198,10 @@ class PanelTest(PanelTestCase):
         write_state_file(self.s, GONE)
         self.show_view('Apps')
         self.wait_until(lambda: 'Not installed' in self.row_text(GONE), 'the row to say Not installed')
-        self.click('push button', f'Clear saved session of {GONE}')
+        self.click('button', f'Clear saved session of {GONE}')
         self.click_button('Clear')
         # Nothing saved and not excluded: nothing to show it for.
-        self.gone('check box', f'Save and restore {GONE}')
+        self.gone('switch', f'Save and restore {GONE}')
 
     def test_crash_loop_row_and_reset(self):
         for _ in range(3):
@@ -210,7 +210,7 @@ class PanelTest(PanelTestCase):
         self.show_view('Apps')
         self.wait_until(lambda: 'Held back after repeated crashes' in self.row_text('Terminal'),
                         'the row to say it is held back')
-        button = self.find('push button', 'Allow Recovery')
+        button = self.find('button', 'Allow Recovery')
         self.assertEqual(button.get_description(), 'Lets Terminal restore after a crash again')
         self.act(button, 'click')
         self.find('label', 'Terminal may restore after a crash')
@@ -223,17 +223,17 @@ class PanelTest(PanelTestCase):
         for text, found in (('termin', 'Terminal'), ('example.files', 'Files'),
                             ('calculator', 'Abacus'), ('  sums ', 'Abacus')):
             entry.set_text_contents(text)
-            self.wait_until(lambda: not self.find_all('check box', 'Save and restore Text Editor'),
+            self.wait_until(lambda: not self.find_all('switch', 'Save and restore Text Editor'),
                             f'Text Editor hidden for {text!r}')
-            self.find('check box', f'Save and restore {found}')
+            self.find('switch', f'Save and restore {found}')
         entry.set_text_contents('no such app anywhere')
         self.find('label', 'No Results Found')
         entry.set_text_contents('')
-        self.find('check box', 'Save and restore Files')
+        self.find('switch', 'Save and restore Files')
         self.assertFalse(self.find_all('label', 'No Results Found'))
 
     def test_clear_everything(self):
-        self.click('push button', 'Clear Saved Sessions')
+        self.click('button', 'Clear Saved Sessions')
         body = self.find('label', 'will be cleared')
         self.assertIn('3 saved sessions', body.get_name())
         self.screenshot('clear-dialog')
@@ -243,7 +243,7 @@ class PanelTest(PanelTestCase):
         self.screenshot('after-clear')
         self.assertEqual(self.s.gsettings_value('enabled'), True)
         # Nothing left to clear.
-        self.wait_until(lambda: not self.sensitive('push button', 'Clear Saved Sessions'),
+        self.wait_until(lambda: not self.sensitive('button', 'Clear Saved Sessions'),
                         'the button to be insensitive')
         self.find('label', 'Nothing saved')
 
@@ -291,17 +291,17 @@ class PanelTest(PanelTestCase):
         self.assertFalse(self.find_all('label', 'Nothing saved'))
         self.s.set_allowed(ALL_ACTIONS)
         self.click_button('Retry')
-        self.find('check box', 'Save and restore Files')
+        self.find('switch', 'Save and restore Files')
         self.assertIn('reopens at login', self.row_text('Files'))
 
     def test_every_control_has_a_name_and_takes_focus(self):
         # Toasts from earlier cases come and go while the tree is walked.
-        self.wait_until(lambda: not any(self.inside(b, 'AdwToast') for b in self.find_all('push button')),
+        self.wait_until(lambda: not any(self.inside(b, 'AdwToast') for b in self.find_all('button')),
                         'earlier toasts to time out', timeout=15)
         for view in ('Settings', 'Apps'):
             self.show_view(view)
             time.sleep(0.3)
-            controls = [n for role in ('check box', 'push button', 'combo box', 'entry')
+            controls = [n for role in ('switch', 'button', 'combo box', 'entry')
                         for n in self.find_all(role)]
             self.assertGreater(len(controls), 4)
             for control in controls:
@@ -326,7 +326,7 @@ class PanelTest(PanelTestCase):
                 self.assertTrue(reachable, f'{name} cannot take the keyboard focus')
             # The page not shown is not in the accessibility tree.
             if view == 'Apps':
-                self.assertFalse(self.find_all('check box', 'Restore After a Crash', showing=False))
+                self.assertFalse(self.find_all('switch', 'Restore After a Crash', showing=False))
             else:
                 self.assertFalse(self.find_all('entry', 'Search apps', showing=False))
         self.show_view('Settings')
@@ -334,27 +334,27 @@ class PanelTest(PanelTestCase):
     def test_keyboard_only(self):
         self.key('ctrl+f')            # straight to the search on the Apps page
         self.type_text('termin')
-        self.wait_until(lambda: not self.find_all('check box', 'Save and restore Files'), 'Files hidden')
-        self.find('check box', 'Save and restore Terminal')
+        self.wait_until(lambda: not self.find_all('switch', 'Save and restore Files'), 'Files hidden')
+        self.find('switch', 'Save and restore Terminal')
         self.key('ctrl+a', 'BackSpace')
-        self.find('check box', 'Save and restore Files')
+        self.find('switch', 'Save and restore Files')
         # Enter goes into the list, onto its first row (the most recently
         # saved); Space flips it, which asks first: it has a saved session.
-        first = self.in_order(self.find_all('check box', 'Save and restore '))[0]
+        first = self.in_order(self.find_all('switch', 'Save and restore '))[0]
         name = first.get_name()[len('Save and restore '):]
         self.key('Return', 'space')
         self.find('label', f'Turn Off {name}?')
         self.key('Escape')
-        self.gone('push button', 'Turn Off')
+        self.gone('button', 'Turn Off')
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
         # Back to the settings, and the master switch by Tab alone.
         self.key('alt+Left')
-        focused = self.focus_by_tab('check box', 'Save and Restore Apps')
+        focused = self.focus_by_tab('switch', 'Save and Restore Apps')
         self.assertIsNotNone(focused)
         self.key('space')
         self.find('label', 'will be cleared')
         self.key('Escape')
-        self.gone('push button', 'Turn Off')
+        self.gone('button', 'Turn Off')
         self.assertEqual(self.s.gsettings_value('enabled'), True)
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch unchanged')
 
@@ -422,12 +422,12 @@ class PanelTest(PanelTestCase):
             # The title fits beside the window buttons; everything still works.
             title = self.find('label', 'Session Restore')
             self.assertGreaterEqual(title.get_extents(Atspi.CoordType.WINDOW).width, 100)
-            self.find('check box', 'Save and Restore Apps')
+            self.find('switch', 'Save and Restore Apps')
             self.screenshot('narrow')
             self.show_view('Apps')
             # A row with a saved session wraps its description: its switch
             # stays inside the window.
-            switch = self.find('check box', 'Save and restore Terminal')
+            switch = self.find('switch', 'Save and restore Terminal')
             extents = switch.get_extents(Atspi.CoordType.WINDOW)
             self.assertLessEqual(extents.x + extents.width, 360)
             self.screenshot('narrow-apps')

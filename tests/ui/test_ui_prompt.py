@@ -24,7 +24,7 @@ class PromptTest(PromptCase):
             self.assertEqual(self.find('check box', name).get_name(), name)
         self.assertEqual(self.find('check box', 'Remember').get_name(), 'Remember my choice')
         for label in ('Restore', 'Don’t Restore'):
-            self.assertTrue([b for b in self.find_all('push button', label) if b.get_name() == label],
+            self.assertTrue([b for b in self.find_all('button', label) if b.get_name() == label],
                             f'no button named {label!r}')
         self.click_button('Restore')
         self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})

@@ -13,22 +13,22 @@ class RefusedPanelTest(PanelTestCase):
         write_state_file(cls.s, 'org.example.Files')
 
     def test_refused_controls_look_locked(self):
-        crash = self.find('check box', 'Restore After a Crash')
+        crash = self.find('switch', 'Restore After a Crash')
         self.wait_until(lambda: not self.has_state(crash, Atspi.StateType.SENSITIVE),
                         'the switch to look locked')
         locks = self.find_all('label', 'Set by your administrator', root=self.find('list', 'When to Restore'))
         self.assertEqual(len(locks), 3)
-        self.assertFalse(self.sensitive('check box', 'Save and Restore Apps'))
+        self.assertFalse(self.sensitive('switch', 'Save and Restore Apps'))
         # Clearing is refused too: the button is locked, not merely grey.
         self.find('label', '1 saved session (')
-        self.assertFalse(self.sensitive('push button', 'Clear Saved Sessions'))
+        self.assertFalse(self.sensitive('button', 'Clear Saved Sessions'))
         self.assertGreaterEqual(len(self.find_all('label', 'Set by your administrator')), 6)
         self.screenshot('refused')
 
     def test_listing_still_works(self):
         self.show_view('Apps')
         self.assertIn('1 window', self.row_text('Files'))
-        switch = self.find('check box', 'Save and restore Files')
+        switch = self.find('switch', 'Save and restore Files')
         self.assertFalse(self.has_state(switch, Atspi.StateType.SENSITIVE))
         self.show_view('Settings')
 
@@ -36,12 +36,12 @@ class RefusedPanelTest(PanelTestCase):
         # polkitd says its rules changed (its Changed signal): the panel asks
         # again, and what polkit now allows no longer looks locked; a
         # refusal then comes back the same way.
-        crash = self.find('check box', 'Restore After a Crash')
+        crash = self.find('switch', 'Restore After a Crash')
         self.s.set_allowed(['org.gnome.SessionRestore.list', 'org.gnome.SessionRestore.configure',
                             'org.gnome.SessionRestore.clear'])
         self.s.emit_polkit_changed()
         self.wait_until(lambda: self.has_state(crash, Atspi.StateType.SENSITIVE), 'the switch to be unlocked')
-        self.assertTrue(self.sensitive('push button', 'Clear Saved Sessions'))
+        self.assertTrue(self.sensitive('button', 'Clear Saved Sessions'))
         self.s.set_allowed(['org.gnome.SessionRestore.list'])
         self.s.emit_polkit_changed()
         self.wait_until(lambda: not self.has_state(crash, Atspi.StateType.SENSITIVE), 'the switch to look locked')

@@ -41,8 +41,8 @@ class UntrustedServiceTest(PanelTestCase):
         self.find('label', TITLE, timeout=20)
         self.find('label', 'runs in a sandbox or as another user')
         self.screenshot('untrusted')
-        self.assertFalse(self.find_all('check box'))
-        self.assertFalse(self.find_all('push button', 'Back'))
+        self.assertFalse(self.find_all('switch'))
+        self.assertFalse(self.find_all('button', 'Back'))
         # The first listing was sent as the panel started, before the owner
         # was verified; nothing else, and its answer was not shown.
         self.assertEqual([c for c in fakepolicyd.calls(self.calls_log) if c != 'ListStoredState'],
@@ -53,5 +53,5 @@ class UntrustedServiceTest(PanelTestCase):
         self.fake.wait(10)
         self.find('label', 'Cannot Reach the Session Restore Service', timeout=20)
         self.s.start_policyd()
-        self.find('check box', 'Save and Restore Apps', timeout=20)
+        self.find('switch', 'Save and Restore Apps', timeout=20)
         self.assertFalse(self.find_all('label', TITLE))
