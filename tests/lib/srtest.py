@@ -30,7 +30,7 @@ SCHEMA_DIR = os.path.join(BUILD_DIR, 'data')
 # GNOME's org.gnome.desktop.session with its "save-restore" switch: the
 # system's (gsettings-desktop-schemas 50 and later), in every Session
 # unless desktop_key=False, a desktop whose schemas lack it
-# (share_without_desktop_schema()).
+# (system_share()).
 DESKTOP_SCHEMA = 'org.gnome.desktop.session'
 # The interpreter the tests run under (tests/meson.build finds one with gi
 # and dbusmock), for the helpers they start: dbusmock, callers.
@@ -223,13 +223,12 @@ def require_desktop_key():
                            'gsettings-desktop-schemas 50 or later (tools/world has it)')
 
 
-def share_without_desktop_schema(root):
-    """XDG_DATA_DIRS for a desktop without GNOME's save-restore key: one
-    directory in @root that links to everything of the system's data
-    directories (D-Bus services, icons, apps) but their GSettings
-    schemas. The first directory that has an entry wins, as in a search
-    of XDG_DATA_DIRS."""
-    share = os.path.join(root, 'share-without-desktop-schema')
+def system_share(root, leave_out):
+    """XDG_DATA_DIRS for a test world: one directory in @root that links
+    to everything of the system's data directories (D-Bus services, icons,
+    MIME data) but the entries named in @leave_out. The first directory
+    that has an entry wins, as in a search of XDG_DATA_DIRS."""
+    share = os.path.join(root, 'system-share')
     os.makedirs(share, exist_ok=True)
     for directory in system_data_dirs():
         try:
@@ -238,9 +237,34 @@ def share_without_desktop_schema(root):
             continue
         for entry in entries:
             link = os.path.join(share, entry)
-            if entry != 'glib-2.0' and not os.path.lexists(link):
+            if entry not in leave_out and not os.path.lexists(link):
                 os.symlink(os.path.join(directory, entry), link)
     return share
+
+
+def session_service_dirs(root, env):
+    """The session bus's service directories, as <standard_session_servicedirs/>
+    has them (the runtime directory's, the user's, the system's) but for
+    xdg-desktop-portal's: without a backend (none is installed here) its
+    frontend is a desktop no one runs, on which GTK's portal calls (help,
+    inhibit) go nowhere. A test that wants a portal starts one."""
+    system = os.path.join(root, 'system-services')
+    os.makedirs(system, exist_ok=True)
+    for directory in system_data_dirs():
+        services = os.path.join(directory, 'dbus-1', 'services')
+        try:
+            entries = os.listdir(services)
+        except OSError:
+            continue
+        for entry in entries:
+            link = os.path.join(system, entry)
+            if not entry.startswith(('org.freedesktop.portal.', 'org.freedesktop.impl.portal.')) \
+                    and not os.path.lexists(link):
+                os.symlink(os.path.join(services, entry), link)
+    return ''.join(f'<servicedir>{d}</servicedir>' for d in (
+        os.path.join(env['XDG_RUNTIME_DIR'], 'dbus-1', 'services'),
+        os.path.join(env['XDG_DATA_HOME'], 'dbus-1', 'services'),
+        system))
 
 
 class Session:
@@ -300,8 +324,11 @@ class Session:
             'SR_POLICYD_EXECUTABLE': POLICYD_EXECUTABLE,
         }
         self.env['SR_SYSTEM_STORES_DIR'] = self.system_stores_dir
-        if not desktop_key:
-            self.env['XDG_DATA_DIRS'] = share_without_desktop_schema(self.root)
+        # The world's installed apps are the test's alone (data_home), not
+        # the machine's; without the desktop key, the system's GSettings
+        # schemas are left out too: a desktop whose schemas lack it.
+        self.env['XDG_DATA_DIRS'] = system_share(
+            self.root, ('applications',) if desktop_key else ('applications', 'glib-2.0'))
         for passthrough in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_DEBUG',
                             'G_SLICE', 'DISPLAY', 'XAUTHORITY'):
             if passthrough in os.environ:
@@ -310,7 +337,7 @@ class Session:
         self.system_bus = Bus(os.path.join(self.root, 'system-bus'), 'system', self.env)
         self.env['DBUS_SYSTEM_BUS_ADDRESS'] = self.system_bus.address
         self.session_bus = Bus(os.path.join(self.root, 'session-bus'), 'session', self.env,
-                               '<standard_session_servicedirs/>')
+                               session_service_dirs(self.root, self.env))
         self.env['DBUS_SESSION_BUS_ADDRESS'] = self.session_bus.address
 
         self.polkit = None
