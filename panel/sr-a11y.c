@@ -93,6 +93,25 @@ name_list_box (GtkWidget *list)
   set_label (list, title != NULL ? title : "");
 }
 
+static GtkWidget *find_descendant (GtkWidget *root,
+                                   GType      type);
+
+/* GTK 4.24 tells a menu's items without names: they are labelled by
+ * their label, which it does not tell. Each is named after that label,
+ * the first in it (the second is its shortcut's). */
+static void
+name_menu_item (GtkWidget *item)
+{
+  GtkWidget *label = find_descendant (item, GTK_TYPE_LABEL);
+  g_autofree char *plain = NULL;
+
+  if (label == NULL)
+    return;
+  plain = sr_a11y_strip_mnemonic (gtk_label_get_label (GTK_LABEL (label)));
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+  set_label (item, plain);
+}
+
 static void
 tidy_widget (GtkWidget *widget)
 {
@@ -104,6 +123,8 @@ tidy_widget (GtkWidget *widget)
     name_list_box (widget);
   else if (ADW_IS_COMBO_ROW (widget))
     sr_a11y_follow_combo_row (ADW_COMBO_ROW (widget));
+  else if (role == GTK_ACCESSIBLE_ROLE_MENU_ITEM)
+    name_menu_item (widget);
   else
     name_mnemonic (widget);
 }

@@ -20,6 +20,8 @@ HEADING = 'Restore Apps From Your Last Session?'
 class PromptCase(PanelTestCase):
     """The session, the panel activatable, and a fresh policyd for each
     case; no cases."""
+    # The prompt's apps are check boxes.
+    toggle_role = 'check box'
     start_policyd = False
 
     @classmethod

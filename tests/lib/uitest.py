@@ -83,6 +83,22 @@ def write_state_file(session, app_id, age_seconds=0, instance='1'):
     return path
 
 
+FUNCTION_KEY = re.compile(r'^F([1-9]|1[0-2])$')
+
+
+def send_key(key):
+    """Presses and releases @key (xdotool's name: 'Tab', 'ctrl+w') in the
+    focused window. xdotool presses Alt with a function key under the
+    keymaps of xkeyboard-config 2.4x, whose F1 to F12 end in a level for
+    Ctrl+Alt (XF86Switch_VT_1): GTK then sees Alt+F1. Those go through
+    AT-SPI's keyboard synthesis, by keysym, which adds no modifier."""
+    if FUNCTION_KEY.match(key):
+        Atspi.generate_keyboard_event(0xffbd + int(key[1:]), None, Atspi.KeySynthType.SYM)
+    else:
+        subprocess.run(['xdotool', 'key', '--clearmodifiers', key], check=True)
+    time.sleep(0.05)
+
+
 class PanelTestCase(unittest.TestCase):
     site = {}
     locks = ()
@@ -98,6 +114,8 @@ class PanelTestCase(unittest.TestCase):
     apps = APPS
     # The main window's title, in the panel's language: xdotool finds it so.
     window_title = 'Session Restore'
+    # What toggle() and checked() act on: the panel's are switches.
+    toggle_role = 'switch'
 
     @classmethod
     def setUpClass(cls):
@@ -286,7 +304,7 @@ class PanelTestCase(unittest.TestCase):
         self.act(found[0], 'click')
 
     def toggle(self, name):
-        self.act(self.find('switch', name), 'toggle')
+        self.act(self.find(self.toggle_role, name), 'toggle')
 
     def show_view(self, title):
         """'Apps' opens the Apps subpage, as its row on the settings page
@@ -343,7 +361,7 @@ class PanelTestCase(unittest.TestCase):
         return node.get_state_set().contains(state)
 
     def checked(self, name):
-        return self.has_state(self.find('switch', name), Atspi.StateType.CHECKED)
+        return self.has_state(self.find(self.toggle_role, name), Atspi.StateType.CHECKED)
 
     @staticmethod
     def in_order(nodes):
@@ -358,7 +376,7 @@ class PanelTestCase(unittest.TestCase):
         while True:
             for label in self.find_all('label', name):
                 parent = label.get_parent()
-                if label.get_name() != name or parent is None or not self.inside_role(label, 'list item'):
+                if label.get_name() != name or parent is None or not self.inside_role(label, 'table cell'):
                     continue
                 following = parent.get_child_at_index(label.get_index_in_parent() + 1)
                 if following is not None and following.get_role_name() == 'label':
@@ -415,7 +433,8 @@ class PanelTestCase(unittest.TestCase):
             assert len(keys) == 1, 'which key\'s focus would be waited for?'
             focused = self.focus_events()
             focused.clear()
-        subprocess.run(['xdotool', 'key', '--clearmodifiers', '--delay', '50', *keys], check=True)
+        for key in keys:
+            send_key(key)
         if not focus:
             time.sleep(0.3)
             return

@@ -97,7 +97,7 @@ class AccessibilityTest(PanelTestCase):
         self.gone('label', 'No help viewer is installed')
         self.find('button', 'Main Menu')
         # The menu button's inner button is the one that clicks.
-        inner = [b for b in self.find_all('button', 'Main Menu')
+        inner = [b for b in self.find_all('toggle button', 'Main Menu')
                  if any(b.get_action_name(i) == 'click' for i in range(b.get_n_actions()))]
         self.act(inner[0], 'click')
         self.find('menu item', 'About Session Restore')

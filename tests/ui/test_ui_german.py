@@ -46,7 +46,7 @@ class GermanTest(NarrowChecks, PanelTestCase):
         self.find('combo box', 'Gespeicherte Sitzungen behalten für')
         self.find('label', 'Gespeicherte Sitzungen')
         self.find('label', 'Apps beim Anmelden wieder öffnen')
-        # The value, which GTK 4.8 shows in an unnamed list, is the row's description.
+        # The value is the row's description.
         self.assertEqual(self.find('combo box', 'Gespeicherte Sitzungen behalten').get_description(), '30 Tage')
         self.assertFalse(self.find_all('label', 'When to Restore'))
         self.screenshot('german')
@@ -54,6 +54,6 @@ class GermanTest(NarrowChecks, PanelTestCase):
     def test_locked_list_said_once(self):
         self.show('Apps')
         self.find('label', 'Ihr Administrator legt fest, welche Apps gespeichert')
-        self.assertFalse(self.sensitive('switch', 'Vim'))
+        self.assertFalse(self.sensitive('switch', 'Text Editor'))
         self.assertEqual(self.find_all('label', 'Von Ihrem Administrator festgelegt'), [])
         self.show('Settings')
