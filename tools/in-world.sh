@@ -2,6 +2,6 @@
 # run here where this machine has the stack they are made for (tools/stack),
 # and otherwise run again inside tools/world, saying so in one line.
 if [ -z "${SR_IN_WORLD:-}" ] && ! sr_lacking=$("$(dirname "${BASH_SOURCE[0]}")/stack" test); then
-  echo "${0##*/}: this machine lacks $sr_lacking; running inside tools/world (Debian testing)"
+  echo "tools/${0##*/}: this machine lacks $sr_lacking; running inside tools/world (Debian testing)"
   exec "$(dirname "${BASH_SOURCE[0]}")/world" run "$0" "$@"
 fi

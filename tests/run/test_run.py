@@ -177,7 +177,9 @@ class RunTest(unittest.TestCase):
         self.assertEqual(results[3].returncode, 0, f'{lines[3]}: {results[3].stderr}')
         self.assertRegex(results[3].stdout, r"'restore-reason': <uint32 1>.*'instance-id': <'[0-9a-f]{12}'>")
 
-    def test_the_screenshots(self):
+    def test_the_screenshots_and_the_ready_mark(self):
+        # Both are there once it says Ready, before it waits for Ctrl-C.
+        self.assertTrue(os.path.exists(os.path.join(self.top, '_run', 'ready')), self.text())
         for what, name in (('main page', 'main'), ('Apps page', 'apps'), ('Clear dialog', 'clear')):
             path = os.path.join(self.top, '_run', 'screenshots', f'{name}.png')
             self.assertIn(f'Screenshot of the {what}: {path}', self.output, self.text())
