@@ -223,23 +223,29 @@ def require_desktop_key():
                            'gsettings-desktop-schemas 50 or later (tools/world has it)')
 
 
-def system_share(root, leave_out):
-    """XDG_DATA_DIRS for a test world: one directory in @root that links
-    to everything of the system's data directories (D-Bus services, icons,
-    MIME data) but the entries named in @leave_out. The first directory
-    that has an entry wins, as in a search of XDG_DATA_DIRS."""
-    share = os.path.join(root, 'system-share')
-    os.makedirs(share, exist_ok=True)
-    for directory in system_data_dirs():
+def link_entries(target, directories, keep):
+    """Links into @target every entry of @directories that keep(name)
+    takes; the first directory that has an entry wins, as in a search of
+    XDG_DATA_DIRS."""
+    os.makedirs(target, exist_ok=True)
+    for directory in directories:
         try:
             entries = os.listdir(directory)
         except OSError:
             continue
         for entry in entries:
-            link = os.path.join(share, entry)
-            if entry not in leave_out and not os.path.lexists(link):
+            link = os.path.join(target, entry)
+            if keep(entry) and not os.path.lexists(link):
                 os.symlink(os.path.join(directory, entry), link)
-    return share
+    return target
+
+
+def system_share(root, leave_out):
+    """XDG_DATA_DIRS for a test world: one directory in @root that links
+    to everything of the system's data directories (D-Bus services, icons,
+    MIME data) but the entries named in @leave_out."""
+    return link_entries(os.path.join(root, 'system-share'), system_data_dirs(),
+                        lambda entry: entry not in leave_out)
 
 
 def session_service_dirs(root, env):
@@ -248,19 +254,10 @@ def session_service_dirs(root, env):
     xdg-desktop-portal's: without a backend (none is installed here) its
     frontend is a desktop no one runs, on which GTK's portal calls (help,
     inhibit) go nowhere. A test that wants a portal starts one."""
-    system = os.path.join(root, 'system-services')
-    os.makedirs(system, exist_ok=True)
-    for directory in system_data_dirs():
-        services = os.path.join(directory, 'dbus-1', 'services')
-        try:
-            entries = os.listdir(services)
-        except OSError:
-            continue
-        for entry in entries:
-            link = os.path.join(system, entry)
-            if not entry.startswith(('org.freedesktop.portal.', 'org.freedesktop.impl.portal.')) \
-                    and not os.path.lexists(link):
-                os.symlink(os.path.join(services, entry), link)
+    system = link_entries(
+        os.path.join(root, 'system-services'),
+        [os.path.join(d, 'dbus-1', 'services') for d in system_data_dirs()],
+        lambda entry: not entry.startswith(('org.freedesktop.portal.', 'org.freedesktop.impl.portal.')))
     return ''.join(f'<servicedir>{d}</servicedir>' for d in (
         os.path.join(env['XDG_RUNTIME_DIR'], 'dbus-1', 'services'),
         os.path.join(env['XDG_DATA_HOME'], 'dbus-1', 'services'),
