@@ -7,7 +7,9 @@
  * other's bus peers with them (sr-peer.c).
  *
  * The sandbox is read as it fails closed: a root or a security label
- * that cannot be read is an error, never taken for "not sandboxed".
+ * that cannot be read is an error, never taken for "not sandboxed"; and
+ * one that names an app as no real sandbox would (a Flatpak app id
+ * without Flatpak's dots) is an error too, never taken for that app.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -103,6 +105,50 @@ sr_process_read_executable (guint32   pid,
   return g_steal_pointer (&target);
 }
 
+/* Flatpak's own rule for app ids (flatpak_is_valid_name()), on an id
+ * sr_app_id_validate() accepted (so no "..", no "/", nothing but
+ * letters, digits and "._-+", no "." at either end): three elements or
+ * more, each of letters, digits and "_" and not starting with a digit,
+ * "-" allowed in the last element only. Flatpak installs and runs no app
+ * under any other name, so a .flatpak-info that names one was not written
+ * by Flatpak. That matters because host apps are named by their desktop
+ * file ids, most of which have no dot ("vlc", "firefox-esr"): a sandbox
+ * that could name itself so would ask about, and report exits of, a host
+ * app, and poison its crash-loop guard. */
+static gboolean
+is_flatpak_app_id (const char  *app_id,
+                   GError     **error)
+{
+  const char *last_dot = strrchr (app_id, '.');
+  const char *last_element = last_dot != NULL ? last_dot + 1 : app_id;
+  guint dots = 0;
+  const char *problem = NULL;
+
+  for (const char *p = app_id; *p != '\0' && problem == NULL; p++)
+    {
+      gboolean starts_element = p == app_id || p[-1] == '.';
+
+      if (*p == '.')
+        dots++;
+      else if (*p == '+')
+        problem = "“+” is not allowed";
+      else if (*p == '-' && p < last_element)
+        problem = "“-” is only allowed in its last element";
+      else if (starts_element && g_ascii_isdigit (*p))
+        problem = "an element starts with a digit";
+    }
+  if (problem == NULL && dots < 2)
+    problem = "it has fewer than three elements";
+
+  if (problem != NULL)
+    {
+      g_set_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS,
+                   "“%s” is not a Flatpak app id: %s", app_id, problem);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 char *
 sr_process_parse_flatpak_info (const char  *data,
                                gsize        len,
@@ -114,7 +160,8 @@ sr_process_parse_flatpak_info (const char  *data,
   if (!g_key_file_load_from_data (info, data, len, G_KEY_FILE_NONE, error))
     return NULL;
   app_id = g_key_file_get_string (info, "Application", "name", error);
-  if (app_id == NULL || !sr_app_id_validate (app_id, error))
+  /* sr_app_id_validate() first: it refuses what could not be printed. */
+  if (app_id == NULL || !sr_app_id_validate (app_id, error) || !is_flatpak_app_id (app_id, error))
     return NULL;
   return g_steal_pointer (&app_id);
 }

@@ -114,6 +114,27 @@ for app in ({APP!r}, {APP!r}, 'org.example.Other', {APP!r}, 'org.example.Other')
             self.assertNotAllowed(self.flatpak('NoteExit', 'org.example.Victim', 'false'))
         self.assertEqual(self.s.check_restore('org.example.Victim', 2), (1, 'allowed'))
 
+    def test_cannot_pass_for_a_host_app(self):
+        # Host apps are named by their desktop file ids, most without a
+        # dot. A .flatpak-info naming one ("vlc") was taken for that app:
+        # the sandbox's reports fed the crash-loop guard of the host app
+        # vlc, holding back its recovery, or ended its run of crashes.
+        # Flatpak names no app so (it wants three elements): refused.
+        host_app = 'vlc'
+        for _ in range(3):
+            self.assertNotAllowed(self.sandboxed(f'[Application]\nname={host_app}\n',
+                                                 'NoteExit', host_app, 'false'))
+        self.assertEqual(self.s.check_restore(host_app, 2), (1, 'allowed'))
+        self.s.call('NoteExit', 'sb', host_app, False)
+        self.s.call('NoteExit', 'sb', host_app, False)
+        self.assertNotAllowed(self.sandboxed(f'[Application]\nname={host_app}\n',
+                                             'NoteExit', host_app, 'true'))
+        self.s.call('NoteExit', 'sb', host_app, False)
+        self.assertEqual(self.s.check_restore(host_app, 2), (0, 'crash-loop'))
+        # Two elements are not enough either.
+        self.assertNotAllowed(self.sandboxed('[Application]\nname=org.vlc\n',
+                                             'NoteExit', 'org.vlc', 'false'))
+
     def test_may_not_change_settings(self):
         # polkit (the mock) allows everything: the sandbox rule alone refuses.
         self.assertNotAllowed(self.flatpak('SetSetting', 'enabled', '<false>'))

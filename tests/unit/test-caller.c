@@ -318,6 +318,43 @@ test_flatpak_info (void)
   g_assert_null (sr_process_parse_flatpak_info ("\x01\x02", 2, NULL));
 }
 
+/* Flatpak runs apps only under names flatpak_is_valid_name() accepts.
+ * Anything else, a host app's desktop file id above all ("vlc"), is no
+ * Flatpak's: a sandbox naming it would report exits for that host app. */
+static void
+test_flatpak_info_names_a_flatpak_app (void)
+{
+  const char *accepted[] = {
+    "org.example.App", "org.example.my-app", "org.example.-app", "io.github.user_1.Tool",
+    "org.example.App2", "a.b.c",
+  };
+  const char *refused[] = {
+    "vlc", "firefox-esr", "org.vlc", "org.example", "org.my-vendor.App", "org.example.9app",
+    "org.9example.App", "org.example.App+", "c++.example.App", "org.example.App.desktop",
+    "org..example.App", ".org.example.App", "org.example.App.",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (accepted); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *data = g_strdup_printf ("[Application]\nname=%s\n", accepted[i]);
+      g_autofree char *app = sr_process_parse_flatpak_info (data, strlen (data), &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (app, ==, accepted[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *data = g_strdup_printf ("[Application]\nname=%s\n", refused[i]);
+      g_autofree char *app = sr_process_parse_flatpak_info (data, strlen (data), &error);
+
+      g_test_message ("%s", refused[i]);
+      g_assert_null (app);
+      g_assert_error (error, SR_ERROR, SR_ERROR_INVALID_ARGS);
+    }
+}
+
 static void
 test_snap_label (void)
 {
@@ -340,6 +377,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/caller/flatpak-info", test_flatpak_info);
+  g_test_add_func ("/caller/flatpak-info-names-a-flatpak-app", test_flatpak_info_names_a_flatpak_app);
   g_test_add_func ("/caller/snap-label", test_snap_label);
   g_test_add_func ("/caller/started-after", test_caller_started_after);
   g_test_add_func ("/caller/identify", test_caller_identify);
