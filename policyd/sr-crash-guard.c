@@ -12,12 +12,27 @@
  * as noted now (age_exits()), when read and whenever an exit is noted.
  *
  * A voluntary exit ends the app's run of crashes: the exits before it no
- * longer count towards a crash loop. But while the guard holds the app
- * back (crash-loop-threshold exits within crash-loop-window), a voluntary
- * exit does not release it: NoteExit needs no authorization and is also
- * the app's own to send (a sandboxed app may report on itself), so only
- * ResetCrashGuard (polkit "configure": the panel's Reset) or the window
- * passing releases an app held back.
+ * longer count towards a crash loop. While the guard holds the app back
+ * (crash-loop-threshold exits within crash-loop-window), a voluntary exit
+ * releases it only after a held start: a host consumer (the portal
+ * backend, a session manager) was told DENY "crash-loop" for the app, so
+ * it started the app without its saved state, and a host process now
+ * reports that it exited cleanly. What the app saved in that run is good,
+ * and is not to be held back at its next crash. A clean exit without a
+ * held start releases nothing: the app may have run with the very state
+ * that made it crash. And the app's own word counts for neither: NoteExit
+ * needs no authorization and a sandboxed app may send it about itself, so
+ * held starts are taken from host callers only, and only a host's report
+ * of a clean exit releases. Otherwise ResetCrashGuard (polkit "configure":
+ * the panel's Allow Recovery) or the window passing releases an app held
+ * back.
+ *
+ * A held start lasts until the app's next exit (a crash ends it without
+ * releasing anything), and only while the app is in the table. It is kept
+ * in memory only: a policyd restarted between the start and the exit has
+ * forgotten it, and the app stays held until the window passes or a
+ * reset, the side of caution. NoteExit names no instance: of two
+ * instances, either's clean exit counts.
  *
  * The table holds at most MAX_APPS apps: a new app beyond that evicts the
  * app whose latest exit is oldest, so a caller inventing app ids cannot
@@ -35,8 +50,8 @@
  * noted in the last second before it, never more.
  *
  * Exits are noted on the main thread; checks also come from GDBus's worker
- * thread, so the table is read and changed under a lock. The disk write
- * happens outside it, on the main thread.
+ * thread, and note held starts there, so the table is read and changed
+ * under a lock. The disk write happens outside it, on the main thread.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -64,6 +79,9 @@ struct _SrCrashGuard {
   gint64 max_window;   /* µs: the schema's largest crash-loop-window */
   GMutex lock;         /* guards exits */
   GHashTable *exits;   /* (owned) app id → GArray of gint64, oldest first */
+  GHashTable *held_starts; /* (owned) set of app ids, each one in exits, that a
+                            * host consumer was told to start without their
+                            * state since their last exit */
 
   /* Main thread only. */
   gboolean dirty;      /* changed since the last write */
@@ -228,6 +246,7 @@ sr_crash_guard_new (const char *path,
   g_mutex_init (&self->lock);
   self->exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
+  self->held_starts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   load (self);
   /* Written at once, or every start would take them as noted "now"
    * again, and they would never age. */
@@ -246,6 +265,7 @@ sr_crash_guard_free (SrCrashGuard *self)
       g_source_destroy (self->write_source);
       g_source_unref (self->write_source);
     }
+  g_hash_table_unref (self->held_starts);
   g_hash_table_unref (self->exits);
   g_mutex_clear (&self->lock);
   g_free (self->path);
@@ -421,14 +441,47 @@ count_locked (GArray *array,
   return count;
 }
 
-/* Notes an exit; the counters are written within WRITE_INTERVAL_MS (at
- * once after a quiet second). @threshold and @window_secs: the settings
- * in force, which tell whether the guard holds the app back (a voluntary
- * exit then changes nothing). Main thread only. */
+/* With the lock held: the held starts of apps that left the table (their
+ * exits forgotten, evicted, reset) go too. */
+static void
+drop_stale_held_starts (SrCrashGuard *self)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->held_starts);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (self->exits, key))
+      g_hash_table_iter_remove (&iter);
+}
+
+/* @reporter was told DENY "crash-loop" for @app_id: it starts the app
+ * without its saved state. Only a host consumer's start counts (see
+ * above). Memory only: any thread, on the hot path. */
+void
+sr_crash_guard_note_held_start (SrCrashGuard *self,
+                                const char   *app_id,
+                                SrReporter    reporter)
+{
+  if (reporter != SR_REPORTER_HOST)
+    return;
+  g_mutex_lock (&self->lock);
+  if (g_hash_table_contains (self->exits, app_id) &&
+      !g_hash_table_contains (self->held_starts, app_id))
+    g_hash_table_add (self->held_starts, g_strdup (app_id));
+  g_mutex_unlock (&self->lock);
+}
+
+/* Notes an exit that @reporter reported; the counters are written within
+ * WRITE_INTERVAL_MS (at once after a quiet second). @threshold and
+ * @window_secs: the settings in force, which tell whether the guard holds
+ * the app back (a voluntary exit then releases it only after a held
+ * start, and only in a host's report). Main thread only. */
 gboolean
 sr_crash_guard_note_exit (SrCrashGuard  *self,
                           const char    *app_id,
                           gboolean       voluntary,
+                          SrReporter     reporter,
                           gint64         now,
                           guint          threshold,
                           guint          window_secs,
@@ -443,12 +496,17 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
   if (voluntary)
     {
       gboolean held = threshold > 0 && count_locked (array, now, window_secs) >= threshold;
+      /* The app's own report leaves the held start to the host's. */
+      gboolean held_start = reporter == SR_REPORTER_HOST &&
+                            g_hash_table_remove (self->held_starts, app_id);
 
-      if (array != NULL && !held)
+      if (array != NULL && (!held || held_start))
         changed_any |= g_hash_table_remove (self->exits, app_id);
     }
   else
     {
+      /* The start, held or not, ended in a crash. */
+      g_hash_table_remove (self->held_starts, app_id);
       if (array == NULL)
         {
           evict_for_new_app (self);
@@ -459,6 +517,7 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
       prune (self, app_id, array, now);
       changed_any = TRUE;
     }
+  drop_stale_held_starts (self);
   g_mutex_unlock (&self->lock);
 
   return !changed_any || changed (self, error);
@@ -501,8 +560,9 @@ sr_crash_guard_in_loop (SrCrashGuard *self,
   return sr_crash_guard_count (self, app_id, now, window_secs) >= threshold;
 }
 
-/* Forgets every exit of @app_id (the user's "try again"): the one way,
- * besides time, to release an app the guard holds back. */
+/* Forgets every exit of @app_id (the user's "try again"): the way,
+ * besides time and a clean exit after a held start, to release an app the
+ * guard holds back. */
 gboolean
 sr_crash_guard_reset (SrCrashGuard  *self,
                       const char    *app_id,
@@ -512,6 +572,7 @@ sr_crash_guard_reset (SrCrashGuard  *self,
 
   g_mutex_lock (&self->lock);
   removed = g_hash_table_remove (self->exits, app_id);
+  g_hash_table_remove (self->held_starts, app_id);
   g_mutex_unlock (&self->lock);
 
   /* An administrator's reset is rare: it is written at once. */

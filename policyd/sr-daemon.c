@@ -136,8 +136,18 @@ run_check_save (gpointer               owner,
   return_check (owner, caller, FALSE, params, invocation);
 }
 
+/* Whose word an exit report, or a start without saved state, is
+ * (sr-crash-guard.c): a host consumer's, or the sandboxed app's own. */
+static SrReporter
+reporter_of (const SrCaller *caller)
+{
+  return caller->kind == SR_CALLER_HOST ? SR_REPORTER_HOST : SR_REPORTER_SANDBOX;
+}
+
 /* A CheckRestore "interactive" in ask mode waits for the login prompt
- * (sr-prompt.c); a sandboxed caller may not open it, and is told ASK. */
+ * (sr-prompt.c); a sandboxed caller may not open it, and is told ASK. A
+ * DENY "crash-loop" is a held start (as on the worker thread,
+ * sr-fast-path.c). */
 static void
 run_check_restore (gpointer               owner,
                    SrCaller              *caller,
@@ -148,6 +158,7 @@ run_check_restore (gpointer               owner,
   SrDecisionContext ctx = decision_context (self);
   g_autoptr(GError) error = NULL;
   GVariant *answer = sr_decide_call (&ctx, TRUE, params, &error);
+  const char *app_id;
 
   if (answer == NULL)
     {
@@ -165,6 +176,11 @@ run_check_restore (gpointer               owner,
           return;
         }
       answer = g_variant_ref_sink (g_variant_new ("(us)", SR_VERDICT_ASK, "ask"));
+    }
+  if (sr_decide_is_crash_loop (answer))
+    {
+      g_variant_get_child (params, 0, "&s", &app_id);
+      sr_crash_guard_note_held_start (self->crash_guard, app_id, reporter_of (caller));
     }
   g_dbus_method_invocation_return_value (invocation, answer);
   g_variant_unref (answer);
@@ -214,7 +230,7 @@ run_note_exit (gpointer               owner,
    * use it; but counters that did not reach the disk are lost at the next
    * start, and a caller told "done" would not know: it is an error. */
   note_consumer (self, caller, now);
-  if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, now,
+  if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, reporter_of (caller), now,
                                  policy->crash_loop_threshold, policy->crash_loop_window, &error))
     {
       g_warning ("Could not save crash counters: %s", error->message);

@@ -242,6 +242,17 @@ sr_decide_is_interactive (GVariant *answer)
   return strcmp (g_variant_get_string (why, NULL), SR_WHY_INTERACTIVE) == 0;
 }
 
+/* Whether an answer of sr_decide_call() is the crash-loop guard's DENY:
+ * the app is to start without its saved state, a held start
+ * (sr_crash_guard_note_held_start()). */
+gboolean
+sr_decide_is_crash_loop (GVariant *answer)
+{
+  g_autoptr(GVariant) why = g_variant_get_child_value (answer, 1);
+
+  return strcmp (g_variant_get_string (why, NULL), "crash-loop") == 0;
+}
+
 /* What the rules will do with each app's state in a ListStoredState
  * listing: "state" is "valid", "expired" (older than max-age-days) or
  * "cleared" (saved before a clear point), judged by its newest save

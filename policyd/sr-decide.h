@@ -61,6 +61,7 @@ GVariant *sr_decide_call   (const SrDecisionContext  *ctx,
                             GError                  **error);
 /* Whether an answer of sr_decide_call() is SR_WHY_INTERACTIVE. */
 gboolean  sr_decide_is_interactive (GVariant *answer);
+gboolean  sr_decide_is_crash_loop  (GVariant *answer);
 GVariant *sr_decide_annotate_listing (const SrDecisionContext *ctx,
                                       GVariant                *listing);
 GVariant *sr_decide_login_apps       (const SrDecisionContext *ctx,

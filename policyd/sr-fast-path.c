@@ -9,7 +9,9 @@
  * app (sr_caller_may_ask_about(), the gate's own rule), with arguments the
  * rules accept. The policy, the crash counters, the clear points and the
  * caller cache are safe to read from any thread; the answer is built by
- * sr_decide_call(), as on the main thread.
+ * sr_decide_call(), as on the main thread. A DENY "crash-loop" to a host
+ * caller is noted as a held start (sr-crash-guard.c), in memory under the
+ * guard's lock, as the main thread notes it.
  *
  * Anything else goes on to the main thread and the gate: a connection's
  * first call (its caller is not known yet) and first check (which names
@@ -371,6 +373,12 @@ answer_on_worker (SrFastPath   *self,
    * login prompt (sr-prompt.c), or is told ASK there if it may not. */
   if (restore && sr_decide_is_interactive (answer))
     return FALSE;
+  /* The guard's DENY to a host consumer: it starts the app without its
+   * state, a held start, as on the main thread (sr-daemon.c). */
+  if (restore && sr_decide_is_crash_loop (answer))
+    sr_crash_guard_note_held_start (sources->crash_guard, g_variant_get_string (app_arg, NULL),
+                                    caller->kind == SR_CALLER_HOST ? SR_REPORTER_HOST
+                                                                   : SR_REPORTER_SANDBOX);
   __atomic_store_n (&caller->last_call, ctx.now, __ATOMIC_RELAXED);
 
   if ((g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)

@@ -75,24 +75,72 @@ class CrashGuardTest(PolicydTestCase):
         self.crash(1)
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
 
-    def test_voluntary_exit_does_not_release_a_loop(self):
-        # Issue 22, 6: NoteExit(app, true), which needs no authorization
-        # (and which a sandboxed app may send about itself), released an
-        # app the guard held back, as only ResetCrashGuard (polkit
-        # "configure") should. Now only the reset, or the window passing,
-        # does.
+    def test_voluntary_exit_without_a_held_start_does_not_release_a_loop(self):
+        # Issue 22, 6: NoteExit(app, true), which needs no authorization,
+        # released an app the guard held back, as only ResetCrashGuard
+        # (polkit "configure") should. Without a held start (the app may
+        # have run with the state that made it crash) it releases nothing
+        # and keeps the count: the reset, or the window passing, does.
         self.crash(3)
         self.s.call('NoteExit', 'sb', APP, True)
-        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
-        self.s.set_allowed([])
-        self.assertDBusError('NotAllowed', self.s.call, 'ResetCrashGuard', 's', APP)
         self.s.call('NoteExit', 'sb', APP, True)
         self.assertEqual(self.s.stop_policyd(), 0)
         self.s.start_policyd()
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.s.set_allowed([])
+        self.assertDBusError('NotAllowed', self.s.call, 'ResetCrashGuard', 's', APP)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
         self.s.set_allowed(['org.gnome.SessionRestore.configure'])
         self.s.call('ResetCrashGuard', 's', APP)
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
+    def test_clean_exit_after_a_held_start_releases(self):
+        # A held app stayed held after a clean exit from the start it was
+        # held to, so that what it saved in that good run was thrown away
+        # at its next crash. A host consumer told DENY crash-loop starts it
+        # without its state (a held start); its report of the clean exit
+        # that follows releases the app.
+        self.crash(3)
+        self.s.round_trip()      # the CrashGuardChanged of the third crash comes first
+        heard = []
+        self.s.bus.signal_subscribe(BUS_NAME, IFACE, 'CrashGuardChanged', OBJECT_PATH, None,
+                                    Gio.DBusSignalFlags.NONE,
+                                    lambda *args: heard.append(args[5].unpack()[0]), None)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+        self.s.wait_until(lambda: heard == [[APP]], what='CrashGuardChanged on the release')
+        # Released, not just out of the loop: one crash more is the first.
+        self.crash(1)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+        # Written: a restart keeps it released.
+        self.assertEqual(self.s.stop_policyd(), 0)
+        self.s.start_policyd()
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
+    def test_clean_exit_after_a_held_start_from_the_main_thread_releases(self):
+        # A connection's first check goes to policyd's main thread, later
+        # ones are answered on GDBus's worker thread (sr-fast-path.c):
+        # both note the held start.
+        self.crash(3)
+        consumer = self.s.session_bus.connect()
+        reply = consumer.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'CheckRestore',
+                                   GLib.Variant('(sua{sv})', (APP, 2, {})), None,
+                                   Gio.DBusCallFlags.NONE, 10000 * SLOW, None)
+        self.assertEqual(reply.unpack(), (0, 'crash-loop'))
+        consumer.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
+                           GLib.Variant('(sb)', (APP, True)), None, Gio.DBusCallFlags.NONE,
+                           10000 * SLOW, None)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
+    def test_held_start_that_crashed_releases_nothing(self):
+        # The app crashed even without its state: the start ends, and the
+        # clean exit after the next start (not held) releases nothing.
+        self.crash(3)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.crash(1)
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
 
     def test_window_passing_releases_a_held_app(self):
         self.crash(3)

@@ -63,6 +63,27 @@ class SandboxTest(PolicydTestCase):
         self.assertEqual(self.flatpak('NoteExit', APP, 'true'), ('()', ''))
         self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
 
+    def test_its_clean_exit_does_not_release_a_held_start(self):
+        # A clean exit after a held start (a host consumer told DENY
+        # crash-loop, starting the app without its state) releases the app,
+        # but only in a host's report: the app's own, which needs no
+        # authorization, does not, nor does a start it was told of about
+        # itself.
+        for _ in range(3):
+            self.s.call('NoteExit', 'sb', APP, False)
+        self.assertEqual(self.flatpak('CheckRestore', APP, '2', '{}'),
+                         ("(uint32 0, 'crash-loop')", ''))
+        self.assertEqual(self.flatpak('NoteExit', APP, 'true'), ('()', ''))
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        # The consumer's held start (the check just made): the app's own
+        # report still releases nothing, and leaves it to the consumer's.
+        self.assertEqual(self.flatpak('NoteExit', APP, 'true'), ('()', ''))
+        self.assertEqual(self.flatpak('CheckRestore', APP, '2', '{}'),
+                         ("(uint32 0, 'crash-loop')", ''))
+        self.s.call('NoteExit', 'sb', APP, True)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
     def test_listed_as_a_sandboxed_app(self):
         # Issue 22, 6: a sandboxed caller was listed among the consumers
         # under its app id alone, which reads as a host program's name: an

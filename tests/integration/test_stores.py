@@ -256,7 +256,13 @@ class ClearTest(PolicydTestCase):
             sim.exit(A, voluntary=False)
         self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
         self.assertEqual(sim.restore(A, RESTORE), (ALLOW, 'allowed'))
-        # A normal exit does not release it; a reset does.
+        # A normal exit after the start it was held to (the DENY above)
+        # releases it: what it saved then is good.
+        sim.exit(A, voluntary=True)
+        self.assertEqual(sim.restore(A, RECOVER), (ALLOW, 'allowed'))
+        # A normal exit without such a start does not; a reset does.
+        for _ in range(3):
+            sim.exit(A, voluntary=False)
         sim.exit(A, voluntary=True)
         self.assertEqual(sim.restore(A, RECOVER), (DENY, 'crash-loop'))
         self.s.call('ResetCrashGuard', 's', A)

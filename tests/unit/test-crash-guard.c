@@ -18,6 +18,21 @@
 /* The schema's widest crash-loop-window, as policyd reads it. */
 #define MAX_WINDOW (7 * 24 * 60 * 60)
 
+/* An exit as a host consumer (the portal backend, a session manager)
+ * reports it. */
+static gboolean
+note_exit (SrCrashGuard  *guard,
+           const char    *app_id,
+           gboolean       voluntary,
+           gint64         now,
+           guint          threshold,
+           guint          window_secs,
+           GError       **error)
+{
+  return sr_crash_guard_note_exit (guard, app_id, voluntary, SR_REPORTER_HOST, now, threshold,
+                                   window_secs, error);
+}
+
 static void
 test_crash_guard_counts_and_persists (void)
 {
@@ -25,9 +40,9 @@ test_crash_guard_counts_and_persists (void)
   g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
   g_autoptr(SrCrashGuard) reloaded = NULL;
 
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 60, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 110 * S, 3, 60, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.B", FALSE, 110 * S, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 110 * S, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.B", FALSE, 110 * S, 3, 60, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 120 * S, 60), ==, 2);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 165 * S, 60), ==, 1);
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 120 * S, 2, 60));
@@ -42,7 +57,7 @@ test_crash_guard_counts_and_persists (void)
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.B", 120 * S, 60), ==, 1);
 
   /* A voluntary exit forgets, on disk too. */
-  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", TRUE, 121 * S, 3, 60, NULL));
+  g_assert_true (note_exit (reloaded, "org.example.A", TRUE, 121 * S, 3, 60, NULL));
   g_assert_true (sr_crash_guard_flush (reloaded));
   g_clear_pointer (&reloaded, sr_crash_guard_free);
   reloaded = sr_crash_guard_new (path, MAX_WINDOW);
@@ -59,8 +74,8 @@ test_crash_guard_bounded (void)
   g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
 
   for (guint i = 0; i < 1500; i++)
-    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (gint64) (1000 + i) * S, 3,
-                                             100000, NULL));
+    g_assert_true (note_exit (guard, "org.example.A", FALSE, (gint64) (1000 + i) * S, 3,
+                              100000, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 2500 * S, 100000), ==, 1000);
   remove_tmp (path);
 }
@@ -85,16 +100,16 @@ test_crash_guard_forgets_quiet_apps (void)
   for (guint i = 0; i < 1000; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.Crashy%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 100 * DAY + (i * 30 / 1000) * DAY / 10,
-                                               3, 60, NULL));
+      g_assert_true (note_exit (guard, app, FALSE, 100 * DAY + (i * 30 / 1000) * DAY / 10,
+                                3, 60, NULL));
     }
   g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, >, 40000);
 
   /* A week after the first half crashed, only they are forgotten... */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.Other", TRUE,
-                                           108 * DAY + DAY / 2, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.Other", TRUE,
+                            108 * DAY + DAY / 2, 3, 60, NULL));
   g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, >, 15000);
@@ -104,7 +119,7 @@ test_crash_guard_forgets_quiet_apps (void)
                                           7 * 24 * 60 * 60), ==, 1);
 
   /* Another week on, none is left but the one that just crashed. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 120 * DAY, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.New", FALSE, 120 * DAY, 3, 60, NULL));
   g_assert_true (sr_crash_guard_flush (guard));
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_size, <, 100);
@@ -128,12 +143,12 @@ test_crash_guard_capped (void)
   for (guint i = 0; i < SR_CRASH_GUARD_MAX_APPS; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.App%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (1000 + i) * S, 3, 100000, NULL));
+      g_assert_true (note_exit (guard, app, FALSE, (1000 + i) * S, 3, 100000, NULL));
     }
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   /* App0 crashes again: now App1's latest exit is the oldest. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.App0", FALSE, 3000 * S, 3, 100000, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.New", FALSE, 3001 * S, 3, 100000, NULL));
+  g_assert_true (note_exit (guard, "org.example.App0", FALSE, 3000 * S, 3, 100000, NULL));
+  g_assert_true (note_exit (guard, "org.example.New", FALSE, 3001 * S, 3, 100000, NULL));
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App1", 3001 * S, 100000), ==, 0);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.App0", 3001 * S, 100000), ==, 2);
@@ -144,7 +159,7 @@ test_crash_guard_capped (void)
   for (guint i = 0; i < 5000; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.Flood%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, (4000 + i) * S, 3, 100000, NULL));
+      g_assert_true (note_exit (guard, app, FALSE, (4000 + i) * S, 3, 100000, NULL));
     }
   g_assert_cmpuint (sr_crash_guard_n_apps (guard), ==, SR_CRASH_GUARD_MAX_APPS);
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.Flood4999", 9000 * S, 100000), ==, 1);
@@ -175,7 +190,7 @@ test_crash_guard_coalesces_writes (void)
   GStatBuf first, st;
   gboolean waited = FALSE;
 
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 60, NULL));
   g_assert_cmpint (g_stat (path, &first), ==, 0);
   on_disk = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 1);
@@ -184,7 +199,7 @@ test_crash_guard_coalesces_writes (void)
   for (guint i = 0; i < 200; i++)
     {
       g_autofree char *app = g_strdup_printf ("org.example.B%u", i);
-      g_assert_true (sr_crash_guard_note_exit (guard, app, FALSE, 101 * S, 3, 60, NULL));
+      g_assert_true (note_exit (guard, app, FALSE, 101 * S, 3, 60, NULL));
     }
   /* Not rewritten yet: the same file (inode) as after the first. */
   g_assert_cmpint (g_stat (path, &st), ==, 0);
@@ -199,7 +214,7 @@ test_crash_guard_coalesces_writes (void)
   g_clear_pointer (&on_disk, sr_crash_guard_free);
 
   /* Within the second after that write, a change waits for flush. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.C", FALSE, 102 * S, 3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.C", FALSE, 102 * S, 3, 60, NULL));
   on_disk = sr_crash_guard_new (path, MAX_WINDOW);
   g_assert_cmpuint (sr_crash_guard_n_apps (on_disk), ==, 201);
   g_clear_pointer (&on_disk, sr_crash_guard_free);
@@ -290,21 +305,22 @@ test_crash_guard_voluntary_exit_ends_a_run (void)
   g_autofree char *path = tmp_path ("crash-counters");
   g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
 
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 600, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 101 * S, 3, 600, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", TRUE, 102 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 100 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 101 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", TRUE, 102 * S, 3, 600, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 103 * S, 600), ==, 0);
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 104 * S, 3, 600, NULL));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 105 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 104 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 105 * S, 3, 600, NULL));
   g_assert_false (sr_crash_guard_in_loop (guard, "org.example.A", 106 * S, 3, 600));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, 107 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, 107 * S, 3, 600, NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 108 * S, 3, 600));
   remove_tmp (path);
 }
 
 /* Issue 22, 6: NoteExit(app, true) needs no authorization, and used to
  * release an app the guard held back, as only ResetCrashGuard (polkit)
- * should. Now it does not: the reset or the window passing does. */
+ * should. Now it does not, without a held start (below): the reset or the
+ * window passing does. */
 static void
 test_crash_guard_voluntary_exit_does_not_release (void)
 {
@@ -313,10 +329,10 @@ test_crash_guard_voluntary_exit_does_not_release (void)
   g_autoptr(SrCrashGuard) reloaded = NULL;
 
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (100 + i) * S, 3, 600,
-                                             NULL));
+    g_assert_true (note_exit (guard, "org.example.A", FALSE, (100 + i) * S, 3, 600,
+                              NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 103 * S, 3, 600));
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", TRUE, 104 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", TRUE, 104 * S, 3, 600, NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 105 * S, 3, 600));
   g_assert_true (sr_crash_guard_flush (guard));
   reloaded = sr_crash_guard_new (path, MAX_WINDOW);
@@ -325,27 +341,94 @@ test_crash_guard_voluntary_exit_does_not_release (void)
   /* The window passing releases it... */
   g_assert_false (sr_crash_guard_in_loop (reloaded, "org.example.A", 701 * S, 3, 600));
   /* ...and then a voluntary exit ends the run. */
-  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", TRUE, 702 * S, 3, 600, NULL));
+  g_assert_true (note_exit (reloaded, "org.example.A", TRUE, 702 * S, 3, 600, NULL));
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.A", 702 * S, MAX_WINDOW), ==, 0);
 
   /* A reset releases at once. */
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.A", FALSE, (800 + i) * S, 3,
-                                             600, NULL));
+    g_assert_true (note_exit (reloaded, "org.example.A", FALSE, (800 + i) * S, 3,
+                              600, NULL));
   g_assert_true (sr_crash_guard_reset (reloaded, "org.example.A", NULL));
   g_assert_false (sr_crash_guard_in_loop (reloaded, "org.example.A", 803 * S, 3, 600));
 
   /* With the guard off, nothing is held: a voluntary exit ends the run. */
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.B", FALSE, (900 + i) * S, 0,
-                                             600, NULL));
-  g_assert_true (sr_crash_guard_note_exit (reloaded, "org.example.B", TRUE, 903 * S, 0, 600, NULL));
+    g_assert_true (note_exit (reloaded, "org.example.B", FALSE, (900 + i) * S, 0,
+                              600, NULL));
+  g_assert_true (note_exit (reloaded, "org.example.B", TRUE, 903 * S, 0, 600, NULL));
   g_assert_cmpuint (sr_crash_guard_count (reloaded, "org.example.B", 903 * S, 600), ==, 0);
   remove_tmp (path);
 }
 
 /* Issue 22, 6: exits were pruned to the window in force, so widening it
  * found nothing older. They are kept for the widest window there can be. */
+static void
+hold (SrCrashGuard *guard,
+      const char   *app_id,
+      gint64        first)
+{
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (note_exit (guard, app_id, FALSE, first + i * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, app_id, first + 3 * S, 3, 600));
+}
+
+static gboolean
+note_own_exit (SrCrashGuard *guard,
+               const char   *app_id,
+               gboolean      voluntary,
+               gint64        now)
+{
+  return sr_crash_guard_note_exit (guard, app_id, voluntary, SR_REPORTER_SANDBOX, now, 3, 600,
+                                   NULL);
+}
+
+/* A held app that a host consumer started without its state (told DENY
+ * "crash-loop": a held start), and that then exited cleanly as a host
+ * process reports, is released: what it saved in that run is good, and
+ * was thrown away at its next crash. The app's own word counts for
+ * nothing: neither a held start it was told of about itself, nor its own
+ * report of a clean exit. */
+static void
+test_crash_guard_clean_exit_after_held_start_releases (void)
+{
+  g_autofree char *path = tmp_path ("crash-counters");
+  g_autoptr(SrCrashGuard) guard = sr_crash_guard_new (path, MAX_WINDOW);
+  g_autoptr(SrCrashGuard) reloaded = NULL;
+  const char *app = "org.example.A";
+
+  hold (guard, app, 100 * S);
+  /* The sandboxed app's own check, its own report: still held. */
+  sr_crash_guard_note_held_start (guard, app, SR_REPORTER_SANDBOX);
+  g_assert_true (note_own_exit (guard, app, TRUE, 104 * S));
+  g_assert_true (sr_crash_guard_in_loop (guard, app, 105 * S, 3, 600));
+  /* Without a host's held start, a host's report of a clean exit: still
+   * held (the app may have run with the state that made it crash). */
+  g_assert_true (note_exit (guard, app, TRUE, 105 * S, 3, 600, NULL));
+  g_assert_true (sr_crash_guard_in_loop (guard, app, 106 * S, 3, 600));
+  g_assert_cmpuint (sr_crash_guard_count (guard, app, 106 * S, 600), ==, 3);
+
+  /* A consumer's held start; the app's own report of its clean exit
+   * releases nothing and leaves the held start to the consumer's. */
+  sr_crash_guard_note_held_start (guard, app, SR_REPORTER_HOST);
+  g_assert_true (note_own_exit (guard, app, TRUE, 106 * S));
+  g_assert_true (sr_crash_guard_in_loop (guard, app, 107 * S, 3, 600));
+  g_assert_true (note_exit (guard, app, TRUE, 107 * S, 3, 600, NULL));
+  g_assert_false (sr_crash_guard_in_loop (guard, app, 108 * S, 3, 600));
+  g_assert_cmpuint (sr_crash_guard_count (guard, app, 108 * S, MAX_WINDOW), ==, 0);
+  g_assert_true (sr_crash_guard_flush (guard));
+  reloaded = sr_crash_guard_new (path, MAX_WINDOW);
+  g_assert_cmpuint (sr_crash_guard_count (reloaded, app, 108 * S, MAX_WINDOW), ==, 0);
+  g_clear_pointer (&reloaded, sr_crash_guard_free);
+
+  /* A held start that ended in a crash releases nothing. */
+  hold (guard, app, 200 * S);
+  sr_crash_guard_note_held_start (guard, app, SR_REPORTER_HOST);
+  g_assert_true (note_exit (guard, app, FALSE, 203 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, app, TRUE, 204 * S, 3, 600, NULL));
+  g_assert_cmpuint (sr_crash_guard_count (guard, app, 205 * S, 600), ==, 4);
+  remove_tmp (path);
+}
+
 static void
 test_crash_guard_widening_the_window_counts_older_exits (void)
 {
@@ -354,14 +437,14 @@ test_crash_guard_widening_the_window_counts_older_exits (void)
 
   /* Three crashes ten minutes apart: no loop within 60 s... */
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (1000 + 600 * i) * S, 3,
-                                             60, NULL));
+    g_assert_true (note_exit (guard, "org.example.A", FALSE, (1000 + 600 * i) * S, 3,
+                              60, NULL));
   g_assert_false (sr_crash_guard_in_loop (guard, "org.example.A", 2201 * S, 3, 60));
   /* ...but within an hour, yes. */
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 2201 * S, 3, 3600));
   /* Not beyond the widest window. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (1000 + MAX_WINDOW + 1) * S,
-                                           3, 60, NULL));
+  g_assert_true (note_exit (guard, "org.example.A", FALSE, (1000 + MAX_WINDOW + 1) * S,
+                            3, 60, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", (1000 + MAX_WINDOW + 1) * S,
                                           G_MAXUINT32), ==, 3);
   remove_tmp (path);
@@ -379,17 +462,17 @@ test_crash_guard_clock_going_back (void)
   gint64 future[3] = { now + 365 * DAY, now + 365 * DAY + S, now + 365 * DAY + 2 * S };
 
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (guard, "org.example.A", FALSE, (10000 + i) * S, 3, 600,
-                                             NULL));
+    g_assert_true (note_exit (guard, "org.example.A", FALSE, (10000 + i) * S, 3, 600,
+                              NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 10003 * S, 3, 600));
   /* The clock goes back by more than an hour; another app's exit is
    * noted. A's crashes count as of now, and age from now. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.B", FALSE, 5000 * S, 3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.B", FALSE, 5000 * S, 3, 600, NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, "org.example.A", 5000 * S, 3, 600));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 5601 * S, 600), ==, 0);
   /* And they are forgotten a week on. */
-  g_assert_true (sr_crash_guard_note_exit (guard, "org.example.C", FALSE, 5001 * S + MAX_WINDOW * S,
-                                           3, 600, NULL));
+  g_assert_true (note_exit (guard, "org.example.C", FALSE, 5001 * S + MAX_WINDOW * S,
+                            3, 600, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, "org.example.A", 5001 * S + MAX_WINDOW * S,
                                           G_MAXUINT32), ==, 0);
   g_clear_pointer (&guard, sr_crash_guard_free);
@@ -423,6 +506,8 @@ main (int argc, char **argv)
   g_test_add_func ("/crash-guard/voluntary-exit-ends-a-run", test_crash_guard_voluntary_exit_ends_a_run);
   g_test_add_func ("/crash-guard/voluntary-exit-does-not-release",
                    test_crash_guard_voluntary_exit_does_not_release);
+  g_test_add_func ("/crash-guard/clean-exit-after-held-start-releases",
+                   test_crash_guard_clean_exit_after_held_start_releases);
   g_test_add_func ("/crash-guard/widening-the-window-counts-older-exits",
                    test_crash_guard_widening_the_window_counts_older_exits);
   g_test_add_func ("/crash-guard/clock-going-back", test_crash_guard_clock_going_back);
