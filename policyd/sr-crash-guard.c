@@ -16,23 +16,27 @@
  * (crash-loop-threshold exits within crash-loop-window), a voluntary exit
  * releases it only after a held start: a host consumer (the portal
  * backend, a session manager) was told DENY "crash-loop" for the app, so
- * it started the app without its saved state, and a host process now
- * reports that it exited cleanly. What the app saved in that run is good,
- * and is not to be held back at its next crash. A clean exit without a
- * held start releases nothing: the app may have run with the very state
- * that made it crash. And the app's own word counts for neither: NoteExit
- * needs no authorization and a sandboxed app may send it about itself, so
- * held starts are taken from host callers only, and only a host's report
- * of a clean exit releases. Otherwise ResetCrashGuard (polkit "configure":
- * the panel's Allow Recovery) or the window passing releases an app held
- * back.
+ * it started the app without its saved state, and that same consumer (its
+ * bus connection) now reports that the app exited cleanly. What the app
+ * saved in that run is good, and is not to be held back at its next
+ * crash. A clean exit without a held start releases nothing: the app may
+ * have run with the very state that made it crash. Nor does one reported
+ * by another connection than the consumer's: session-restore-ctl check,
+ * asking what the guard says, started nothing. And the app's own word
+ * counts for nothing: NoteExit needs no authorization and a sandboxed app
+ * may send it about itself, so held starts are taken from host callers
+ * only, and only a host's report of a clean exit releases. Otherwise
+ * ResetCrashGuard (polkit "configure": the panel's Allow Recovery) or the
+ * window passing releases an app held back.
  *
  * A held start lasts until the app's next exit (a crash ends it without
- * releasing anything), and only while the app is in the table. It is kept
- * in memory only: a policyd restarted between the start and the exit has
- * forgotten it, and the app stays held until the window passes or a
- * reset, the side of caution. NoteExit names no instance: of two
- * instances, either's clean exit counts.
+ * releasing anything), and only while the app is in the table; the last
+ * MAX_HELD_STARTS callers told count (a consumer, and whoever asked what
+ * the guard says since). It is kept in memory only: a policyd restarted
+ * between the start and the exit has forgotten it, and the app stays held
+ * until the window passes or a reset, the side of caution. NoteExit names
+ * no instance: of two instances the consumer started, either's clean exit
+ * counts.
  *
  * The table holds at most MAX_APPS apps: a new app beyond that evicts the
  * app whose latest exit is oldest, so a caller inventing app ids cannot
@@ -67,6 +71,8 @@
 /* The schema's largest threshold: older exits can never matter. */
 #define MAX_EXITS_KEPT 1000
 #define MAX_APPS SR_CRASH_GUARD_MAX_APPS
+/* The callers told of an app's held start that count; see above. */
+#define MAX_HELD_STARTS 4
 /* At most one write per this many ms; see above. */
 #define WRITE_INTERVAL_MS 1000
 #define STATE_TYPE G_VARIANT_TYPE ("a{sax}")
@@ -77,11 +83,12 @@
 struct _SrCrashGuard {
   char *path;          /* (owned) */
   gint64 max_window;   /* µs: the schema's largest crash-loop-window */
-  GMutex lock;         /* guards exits */
+  GMutex lock;         /* guards exits and held_starts */
   GHashTable *exits;   /* (owned) app id → GArray of gint64, oldest first */
-  GHashTable *held_starts; /* (owned) set of app ids, each one in exits, that a
-                            * host consumer was told to start without their
-                            * state since their last exit */
+  GHashTable *held_starts; /* (owned) app id (each one in exits) → (owned)
+                            * GPtrArray of the unique names of the host
+                            * callers told to start it without its state
+                            * since its last exit, oldest first */
 
   /* Main thread only. */
   gboolean dirty;      /* changed since the last write */
@@ -246,7 +253,8 @@ sr_crash_guard_new (const char *path,
   g_mutex_init (&self->lock);
   self->exits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
-  self->held_starts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->held_starts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) g_ptr_array_unref);
   load (self);
   /* Written at once, or every start would take them as noted "now"
    * again, and they would never age. */
@@ -455,33 +463,46 @@ drop_stale_held_starts (SrCrashGuard *self)
       g_hash_table_iter_remove (&iter);
 }
 
-/* @reporter was told DENY "crash-loop" for @app_id: it starts the app
- * without its saved state. Only a host consumer's start counts (see
- * above). Memory only: any thread, on the hot path. */
+/* @consumer was told DENY "crash-loop" for @app_id: it starts the app
+ * without its saved state. @consumer: (nullable) the caller's unique bus
+ * name, NULL for a sandboxed app asking about itself, which counts for
+ * nothing (see above). Memory only: any thread, on the hot path. */
 void
 sr_crash_guard_note_held_start (SrCrashGuard *self,
                                 const char   *app_id,
-                                SrReporter    reporter)
+                                const char   *consumer)
 {
-  if (reporter != SR_REPORTER_HOST)
+  GPtrArray *told;
+
+  if (consumer == NULL)
     return;
   g_mutex_lock (&self->lock);
-  if (g_hash_table_contains (self->exits, app_id) &&
-      !g_hash_table_contains (self->held_starts, app_id))
-    g_hash_table_add (self->held_starts, g_strdup (app_id));
+  told = g_hash_table_lookup (self->held_starts, app_id);
+  if (told == NULL && g_hash_table_contains (self->exits, app_id))
+    {
+      told = g_ptr_array_new_with_free_func (g_free);
+      g_hash_table_insert (self->held_starts, g_strdup (app_id), told);
+    }
+  if (told != NULL && !g_ptr_array_find_with_equal_func (told, consumer, g_str_equal, NULL))
+    {
+      if (told->len == MAX_HELD_STARTS)
+        g_ptr_array_remove_index (told, 0);
+      g_ptr_array_add (told, g_strdup (consumer));
+    }
   g_mutex_unlock (&self->lock);
 }
 
-/* Notes an exit that @reporter reported; the counters are written within
- * WRITE_INTERVAL_MS (at once after a quiet second). @threshold and
- * @window_secs: the settings in force, which tell whether the guard holds
- * the app back (a voluntary exit then releases it only after a held
- * start, and only in a host's report). Main thread only. */
+/* Notes an exit; the counters are written within WRITE_INTERVAL_MS (at
+ * once after a quiet second). @consumer: (nullable) the unique bus name of
+ * the host process that reported it, NULL for a sandboxed app reporting
+ * its own. @threshold and @window_secs: the settings in force, which tell
+ * whether the guard holds the app back (a voluntary exit then releases it
+ * only after that consumer's held start). Main thread only. */
 gboolean
 sr_crash_guard_note_exit (SrCrashGuard  *self,
                           const char    *app_id,
                           gboolean       voluntary,
-                          SrReporter     reporter,
+                          const char    *consumer,
                           gint64         now,
                           guint          threshold,
                           guint          window_secs,
@@ -496,8 +517,10 @@ sr_crash_guard_note_exit (SrCrashGuard  *self,
   if (voluntary)
     {
       gboolean held = threshold > 0 && count_locked (array, now, window_secs) >= threshold;
-      /* The app's own report leaves the held start to the host's. */
-      gboolean held_start = reporter == SR_REPORTER_HOST &&
+      GPtrArray *told = g_hash_table_lookup (self->held_starts, app_id);
+      /* Another's report leaves the held start to its consumer's. */
+      gboolean held_start = consumer != NULL && told != NULL &&
+                            g_ptr_array_find_with_equal_func (told, consumer, g_str_equal, NULL) &&
                             g_hash_table_remove (self->held_starts, app_id);
 
       if (array != NULL && (!held || held_start))

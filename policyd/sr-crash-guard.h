@@ -14,14 +14,6 @@ typedef struct _SrCrashGuard SrCrashGuard;
  * whose latest exit is oldest. */
 #define SR_CRASH_GUARD_MAX_APPS 1024
 
-/* Who reported an exit, or was told to start an app without its state:
- * a host process (a consumer: the portal backend, a session manager) or
- * the sandboxed app itself, about itself. */
-typedef enum {
-  SR_REPORTER_SANDBOX,
-  SR_REPORTER_HOST,
-} SrReporter;
-
 SrCrashGuard *sr_crash_guard_new       (const char    *path,
                                         guint          max_window_secs);
 void          sr_crash_guard_free      (SrCrashGuard  *self);
@@ -30,14 +22,14 @@ guint         sr_crash_guard_n_apps    (SrCrashGuard  *self);
 gboolean      sr_crash_guard_note_exit (SrCrashGuard  *self,
                                         const char    *app_id,
                                         gboolean       voluntary,
-                                        SrReporter     reporter,
+                                        const char    *consumer,
                                         gint64         now,
                                         guint          threshold,
                                         guint          window_secs,
                                         GError       **error);
 void          sr_crash_guard_note_held_start (SrCrashGuard *self,
                                               const char   *app_id,
-                                              SrReporter    reporter);
+                                              const char   *consumer);
 gboolean      sr_crash_guard_in_loop   (SrCrashGuard  *self,
                                         const char    *app_id,
                                         gint64         now,

@@ -136,12 +136,13 @@ run_check_save (gpointer               owner,
   return_check (owner, caller, FALSE, params, invocation);
 }
 
-/* Whose word an exit report, or a start without saved state, is
- * (sr-crash-guard.c): a host consumer's, or the sandboxed app's own. */
-static SrReporter
-reporter_of (const SrCaller *caller)
+/* Who tells the crash guard of a start without saved state, or of an
+ * exit (sr-crash-guard.c): a host consumer, by its unique name, or NULL
+ * for a sandboxed app speaking of itself. */
+static const char *
+consumer_of (const SrCaller *caller)
 {
-  return caller->kind == SR_CALLER_HOST ? SR_REPORTER_HOST : SR_REPORTER_SANDBOX;
+  return caller->kind == SR_CALLER_HOST ? caller->sender : NULL;
 }
 
 /* A CheckRestore "interactive" in ask mode waits for the login prompt
@@ -180,7 +181,7 @@ run_check_restore (gpointer               owner,
   if (sr_decide_is_crash_loop (answer))
     {
       g_variant_get_child (params, 0, "&s", &app_id);
-      sr_crash_guard_note_held_start (self->crash_guard, app_id, reporter_of (caller));
+      sr_crash_guard_note_held_start (self->crash_guard, app_id, consumer_of (caller));
     }
   g_dbus_method_invocation_return_value (invocation, answer);
   g_variant_unref (answer);
@@ -230,7 +231,7 @@ run_note_exit (gpointer               owner,
    * use it; but counters that did not reach the disk are lost at the next
    * start, and a caller told "done" would not know: it is an error. */
   note_consumer (self, caller, now);
-  if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, reporter_of (caller), now,
+  if (!sr_crash_guard_note_exit (self->crash_guard, app_id, voluntary, consumer_of (caller), now,
                                  policy->crash_loop_threshold, policy->crash_loop_window, &error))
     {
       g_warning ("Could not save crash counters: %s", error->message);

@@ -10,8 +10,8 @@
  * rules accept. The policy, the crash counters, the clear points and the
  * caller cache are safe to read from any thread; the answer is built by
  * sr_decide_call(), as on the main thread. A DENY "crash-loop" to a host
- * caller is noted as a held start (sr-crash-guard.c), in memory under the
- * guard's lock, as the main thread notes it.
+ * caller is noted as its held start (sr-crash-guard.c), in memory under
+ * the guard's lock, as the main thread notes it.
  *
  * Anything else goes on to the main thread and the gate: a connection's
  * first call (its caller is not known yet) and first check (which names
@@ -377,8 +377,7 @@ answer_on_worker (SrFastPath   *self,
    * state, a held start, as on the main thread (sr-daemon.c). */
   if (restore && sr_decide_is_crash_loop (answer))
     sr_crash_guard_note_held_start (sources->crash_guard, g_variant_get_string (app_arg, NULL),
-                                    caller->kind == SR_CALLER_HOST ? SR_REPORTER_HOST
-                                                                   : SR_REPORTER_SANDBOX);
+                                    caller->kind == SR_CALLER_HOST ? caller->sender : NULL);
   __atomic_store_n (&caller->last_call, ctx.now, __ATOMIC_RELAXED);
 
   if ((g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)

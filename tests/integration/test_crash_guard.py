@@ -3,9 +3,11 @@ import ctypes
 import os
 import signal
 import struct
+import subprocess
 import time
 
-from srtest import BUS_NAME, IFACE, OBJECT_PATH, SLOW, Gio, GLib, PolicydTestCase, now_us
+from srtest import (BUILD_DIR, BUS_NAME, IFACE, OBJECT_PATH, SLOW, Gio, GLib, PolicydTestCase,
+                    now_us)
 
 APP = 'org.example.Crashy'
 # How long a SIGKILL may take the latest exits with it: the crash counters
@@ -131,6 +133,24 @@ class CrashGuardTest(PolicydTestCase):
         consumer.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit',
                            GLib.Variant('(sb)', (APP, True)), None, Gio.DBusCallFlags.NONE,
                            10000 * SLOW, None)
+        self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
+
+    def test_only_the_consumer_held_releases(self):
+        # session-restore-ctl check asks what the guard says, and starts
+        # nothing: a clean exit that another connection then reports
+        # releases nothing. The consumer told before it still releases.
+        self.crash(3)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        ctl = [os.path.join(BUILD_DIR, 'ctl', 'session-restore-ctl'), 'check', APP,
+               '--reason', 'recover']
+        result = subprocess.run(ctl, env=self.s.env, capture_output=True, text=True)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn('deny (crash-loop)', result.stdout)
+        other = self.s.session_bus.connect()
+        other.call_sync(BUS_NAME, OBJECT_PATH, IFACE, 'NoteExit', GLib.Variant('(sb)', (APP, True)),
+                        None, Gio.DBusCallFlags.NONE, 10000 * SLOW, None)
+        self.assertEqual(self.s.check_restore(APP, 2), (0, 'crash-loop'))
+        self.s.call('NoteExit', 'sb', APP, True)
         self.assertEqual(self.s.check_restore(APP, 2), (1, 'allowed'))
 
     def test_held_start_that_crashed_releases_nothing(self):

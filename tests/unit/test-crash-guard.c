@@ -17,9 +17,14 @@
 #define S ((gint64) G_USEC_PER_SEC)
 /* The schema's widest crash-loop-window, as policyd reads it. */
 #define MAX_WINDOW (7 * 24 * 60 * 60)
+/* The unique bus names of a host consumer (the portal backend, a session
+ * manager), of a host process that only asks (session-restore-ctl check),
+ * and of another. */
+#define CONSUMER ":1.7"
+#define ASKER ":1.8"
+#define OTHER_HOST ":1.9"
 
-/* An exit as a host consumer (the portal backend, a session manager)
- * reports it. */
+/* An exit as the consumer reports it. */
 static gboolean
 note_exit (SrCrashGuard  *guard,
            const char    *app_id,
@@ -29,7 +34,7 @@ note_exit (SrCrashGuard  *guard,
            guint          window_secs,
            GError       **error)
 {
-  return sr_crash_guard_note_exit (guard, app_id, voluntary, SR_REPORTER_HOST, now, threshold,
+  return sr_crash_guard_note_exit (guard, app_id, voluntary, CONSUMER, now, threshold,
                                    window_secs, error);
 }
 
@@ -360,8 +365,6 @@ test_crash_guard_voluntary_exit_does_not_release (void)
   remove_tmp (path);
 }
 
-/* Issue 22, 6: exits were pruned to the window in force, so widening it
- * found nothing older. They are kept for the widest window there can be. */
 static void
 hold (SrCrashGuard *guard,
       const char   *app_id,
@@ -372,22 +375,23 @@ hold (SrCrashGuard *guard,
   g_assert_true (sr_crash_guard_in_loop (guard, app_id, first + 3 * S, 3, 600));
 }
 
+/* An exit as the sandboxed app reports its own. */
 static gboolean
 note_own_exit (SrCrashGuard *guard,
                const char   *app_id,
                gboolean      voluntary,
                gint64        now)
 {
-  return sr_crash_guard_note_exit (guard, app_id, voluntary, SR_REPORTER_SANDBOX, now, 3, 600,
-                                   NULL);
+  return sr_crash_guard_note_exit (guard, app_id, voluntary, NULL, now, 3, 600, NULL);
 }
 
 /* A held app that a host consumer started without its state (told DENY
- * "crash-loop": a held start), and that then exited cleanly as a host
- * process reports, is released: what it saved in that run is good, and
+ * "crash-loop": a held start), and that then exited cleanly as that
+ * consumer reports, is released: what it saved in that run is good, and
  * was thrown away at its next crash. The app's own word counts for
  * nothing: neither a held start it was told of about itself, nor its own
- * report of a clean exit. */
+ * report of a clean exit; nor does another host process's report (one
+ * that only asked, as session-restore-ctl check does). */
 static void
 test_crash_guard_clean_exit_after_held_start_releases (void)
 {
@@ -398,19 +402,22 @@ test_crash_guard_clean_exit_after_held_start_releases (void)
 
   hold (guard, app, 100 * S);
   /* The sandboxed app's own check, its own report: still held. */
-  sr_crash_guard_note_held_start (guard, app, SR_REPORTER_SANDBOX);
+  sr_crash_guard_note_held_start (guard, app, NULL);
   g_assert_true (note_own_exit (guard, app, TRUE, 104 * S));
   g_assert_true (sr_crash_guard_in_loop (guard, app, 105 * S, 3, 600));
-  /* Without a host's held start, a host's report of a clean exit: still
+  /* Without a held start, the consumer's report of a clean exit: still
    * held (the app may have run with the state that made it crash). */
   g_assert_true (note_exit (guard, app, TRUE, 105 * S, 3, 600, NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, app, 106 * S, 3, 600));
   g_assert_cmpuint (sr_crash_guard_count (guard, app, 106 * S, 600), ==, 3);
 
-  /* A consumer's held start; the app's own report of its clean exit
-   * releases nothing and leaves the held start to the consumer's. */
-  sr_crash_guard_note_held_start (guard, app, SR_REPORTER_HOST);
+  /* A consumer's held start, and a question after it; the app's own
+   * report of its clean exit, or another host process's, releases nothing
+   * and leaves the held start to the consumer's report. */
+  sr_crash_guard_note_held_start (guard, app, CONSUMER);
+  sr_crash_guard_note_held_start (guard, app, ASKER);
   g_assert_true (note_own_exit (guard, app, TRUE, 106 * S));
+  g_assert_true (sr_crash_guard_note_exit (guard, app, TRUE, OTHER_HOST, 106 * S, 3, 600, NULL));
   g_assert_true (sr_crash_guard_in_loop (guard, app, 107 * S, 3, 600));
   g_assert_true (note_exit (guard, app, TRUE, 107 * S, 3, 600, NULL));
   g_assert_false (sr_crash_guard_in_loop (guard, app, 108 * S, 3, 600));
@@ -422,13 +429,15 @@ test_crash_guard_clean_exit_after_held_start_releases (void)
 
   /* A held start that ended in a crash releases nothing. */
   hold (guard, app, 200 * S);
-  sr_crash_guard_note_held_start (guard, app, SR_REPORTER_HOST);
+  sr_crash_guard_note_held_start (guard, app, CONSUMER);
   g_assert_true (note_exit (guard, app, FALSE, 203 * S, 3, 600, NULL));
   g_assert_true (note_exit (guard, app, TRUE, 204 * S, 3, 600, NULL));
   g_assert_cmpuint (sr_crash_guard_count (guard, app, 205 * S, 600), ==, 4);
   remove_tmp (path);
 }
 
+/* Issue 22, 6: exits were pruned to the window in force, so widening it
+ * found nothing older. They are kept for the widest window there can be. */
 static void
 test_crash_guard_widening_the_window_counts_older_exits (void)
 {

@@ -114,8 +114,7 @@ crash (Fixture    *f,
        guint       times)
 {
   for (guint i = 0; i < times; i++)
-    g_assert_true (sr_crash_guard_note_exit (f->guard, app, FALSE, SR_REPORTER_HOST, NOW - i, 3, 600,
-                                             NULL));
+    g_assert_true (sr_crash_guard_note_exit (f->guard, app, FALSE, ":1.1", NOW - i, 3, 600, NULL));
 }
 
 static void
@@ -406,8 +405,8 @@ test_listing_states (Fixture *f, gconstpointer data)
   assert_listed (f, NOW - DAY, "valid", FALSE);
 
   for (guint i = 0; i < 3; i++)
-    g_assert_true (sr_crash_guard_note_exit (f->guard, "org.example.App", FALSE, SR_REPORTER_HOST,
-                                             NOW - 10, 3, 600, NULL));
+    g_assert_true (sr_crash_guard_note_exit (f->guard, "org.example.App", FALSE, ":1.1", NOW - 10,
+                                             3, 600, NULL));
   assert_listed (f, NOW - DAY, "valid", TRUE);
   /* With recovery off, the guard holds nothing back. */
   f->policy.restore_after_crash = FALSE;
