@@ -4,11 +4,25 @@
  * well-known name, which may change hands meanwhile) and is not sent at
  * all unless the service is RUNNING (sr_policy_client_check_service()).
  *
+ * A call made while the client cannot send it waits in self->waiting,
+ * unsent, instead of failing, when there is an owner to wait for: while
+ * the owner of the name is identified (UNKNOWN, once the initialization
+ * began, or before it for a SR_POLICY_CLIENT_FLAGS_PIPELINE client), and
+ * while the service is MISSING, unless the client was told not to start
+ * it: the first such call has the bus start it
+ * (sr_policy_client_start_service()), once; if it cannot be started, or
+ * goes again, the calls that waited for it fail with the reason.
+ *
  * Except, with SR_POLICY_CLIENT_FLAGS_PIPELINE, the asynchronous calls
- * made while the owner is not known yet: those go to the well-known name
- * at once, as a message, for its reply's sender, and the reply waits in
+ * that name no app (tells_nothing()) made while the owner is not known
+ * yet: those go to the well-known name at once, as a message, for its
+ * reply's sender, and wait in self->early for their reply, which waits in
  * self->held until the owner is verified; it is taken only if that owner
- * sent it. The panel's first listing comes in with the connection so.
+ * sent it. Found untrusted or gone, the calls still in self->early fail at
+ * once, and their replies are not waited for: an owner not to be trusted
+ * may never answer. One the bus refused because the name had no owner
+ * never reached anyone: it is sent again as if it had waited. The
+ * panel's first listing comes in with the connection so.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -23,6 +37,14 @@
 typedef struct {
   char *method;                  /* (owned) */
   const GVariantType *reply_type;
+  GVariant *parameters;          /* (owned): until the call is sent to the verified owner */
+  SrCallFlags flags;
+  gboolean start_tried;          /* it waited for a start of the service */
+  GSource *cancelled;            /* (owned) (nullable): the caller's cancellable, while it waits */
+  GCancellable *early;           /* (owned) (nullable): ends the wait for the reply of a call
+                                  * sent early, when it is given up */
+  gulong cancel_id;              /* of the caller's cancellable, cancelling @early */
+  gboolean given_up;             /* an early call answered without its reply */
   GDBusMessage *reply;           /* (owned) (nullable): of a call sent early */
   GError *error;                 /* (owned) (nullable): why it has no reply */
 } Call;
@@ -31,6 +53,11 @@ static void
 call_free (Call *call)
 {
   g_free (call->method);
+  g_variant_unref (call->parameters);
+  if (call->cancelled != NULL)
+    g_source_destroy (call->cancelled);
+  g_clear_pointer (&call->cancelled, g_source_unref);
+  g_clear_object (&call->early);
   g_clear_object (&call->reply);
   g_clear_error (&call->error);
   g_free (call);
@@ -50,6 +77,32 @@ dbus_flags_for (SrCallFlags flags)
   if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
     dbus_flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
   return dbus_flags;
+}
+
+/* Whether a call's arguments tell nothing about the apps the user runs, so
+ * that it may reach an owner not verified yet. Any method not listed here
+ * is taken to name apps. */
+static gboolean
+tells_nothing (const char *method,
+               GVariant   *parameters)
+{
+  g_autoptr(GVariant) first = NULL;
+  g_autoptr(GVariant) value = NULL;
+
+  if (g_str_equal (method, "ListStoredState") || g_str_equal (method, "ResetSetting"))
+    return TRUE;
+  if (g_str_equal (method, "Clear"))   /* of everything */
+    {
+      first = g_variant_get_child_value (parameters, 0);
+      return g_variant_n_children (first) == 0;
+    }
+  if (g_str_equal (method, "SetSetting"))   /* but excluded-apps */
+    {
+      g_variant_get_child (parameters, 1, "v", &value);
+      return !g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY) ||
+             g_variant_n_children (value) == 0;
+    }
+  return FALSE;
 }
 
 /* The reply, checked; the service's errors without their D-Bus names
@@ -87,8 +140,35 @@ check_reply (const char          *method,
   return reply;
 }
 
+static gboolean
+stopped (SrPolicyClient *self)
+{
+  return g_cancellable_is_cancelled (self->cancellable);
+}
+
+static gboolean
+holding (SrPolicyClient *self)
+{
+  return self->state == SR_SERVICE_STATE_UNKNOWN && !stopped (self);
+}
+
+/* Whether a call the client cannot send now is to wait: for the owner
+ * being identified (the initialization began, or will for a pipelining
+ * client, which was told so), or for the service to be started. */
+static gboolean
+may_wait (SrPolicyClient *self)
+{
+  if (stopped (self))
+    return FALSE;
+  if (self->state == SR_SERVICE_STATE_UNKNOWN)
+    return self->context != NULL || (self->flags & SR_POLICY_CLIENT_FLAGS_PIPELINE);
+  if (self->state == SR_SERVICE_STATE_MISSING)
+    return !(self->flags & SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START);
+  return FALSE;
+}
+
 /* What a call sent early is answered when its reply did not come from the
- * verified owner: nothing the sender said. */
+ * verified owner, or is not waited for: nothing the sender said. */
 static GError *
 refusal (SrPolicyClient *self,
          const char     *sender)
@@ -98,104 +178,14 @@ refusal (SrPolicyClient *self,
   if (self->state == SR_SERVICE_STATE_UNTRUSTED)
     return g_error_new (SR_ERROR, SR_ERROR_NOT_ALLOWED,
                         "The program answering as the Session Restore service (%s) is not to "
-                        "be trusted: %s. Its answer was not used.", SR_BUS_NAME, self->why_not);
-  if (self->state == SR_SERVICE_STATE_RUNNING)
+                        "be trusted: %s. Its answer %s.", SR_BUS_NAME, self->why_not,
+                        sender != NULL ? "was not used" : "is not waited for");
+  if (self->state == SR_SERVICE_STATE_RUNNING && sender != NULL)
     return g_error_new (SR_ERROR, SR_ERROR_UNAVAILABLE,
                         "The call reached %s, not the Session Restore service (%s) now running: "
                         "its answer was not used", sender, SR_BUS_NAME);
   sr_policy_client_check_service (self, &error);
   return error;
-}
-
-/* Answers a call sent early, now that the owner is known (or will not be). */
-static void
-take_early_reply (SrPolicyClient *self,
-                  GTask          *task)
-{
-  Call *call = g_task_get_task_data (task);
-  const char *sender = call->reply != NULL ? g_dbus_message_get_sender (call->reply) : NULL;
-  GError *remote_error = NULL;
-  GError *error = NULL;
-  GVariant *body = NULL;
-
-  if (call->reply != NULL && !(self->state == SR_SERVICE_STATE_RUNNING &&
-                               g_strcmp0 (sender, self->owner) == 0))
-    {
-      g_task_return_error (task, refusal (self, sender));
-      return;
-    }
-  if (call->reply != NULL && !g_dbus_message_to_gerror (call->reply, &remote_error))
-    {
-      body = g_dbus_message_get_body (call->reply);
-      body = body != NULL ? g_variant_ref (body) : g_variant_ref_sink (g_variant_new ("()"));
-    }
-  body = check_reply (call->method, call->reply_type, body,
-                      call->reply != NULL ? remote_error : g_steal_pointer (&call->error), &error);
-  if (body == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, body, (GDestroyNotify) g_variant_unref);
-}
-
-static gboolean
-holding (SrPolicyClient *self)
-{
-  return self->state == SR_SERVICE_STATE_UNKNOWN && !g_cancellable_is_cancelled (self->cancellable);
-}
-
-/* The owner is known, trusted or not, or will not be: the answers held
- * are taken, or refused. */
-void
-sr_policy_client_release_held (SrPolicyClient *self)
-{
-  g_autoptr(GPtrArray) held = NULL;
-
-  if (self->held->len == 0)
-    return;
-  held = g_steal_pointer (&self->held);
-  self->held = g_ptr_array_new_with_free_func (g_object_unref);
-  for (guint i = 0; i < held->len; i++)
-    take_early_reply (self, held->pdata[i]);
-}
-
-static void
-on_early_reply_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  SrPolicyClient *self = g_task_get_source_object (task);
-  Call *call = g_task_get_task_data (task);
-
-  call->reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source),
-                                                                  result, &call->error);
-  if (holding (self))
-    g_ptr_array_add (self->held, g_steal_pointer (&task));
-  else
-    take_early_reply (self, task);
-}
-
-/* To whoever owns the name now: NO_AUTO_START, as the client starts the
- * service itself, and says why it could not. */
-static void
-send_early (SrPolicyClient *self,
-            GTask          *task,
-            GVariant       *parameters,
-            SrCallFlags     flags)
-{
-  Call *call = g_task_get_task_data (task);
-  g_autoptr(GDBusMessage) message =
-    g_dbus_message_new_method_call (SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME, call->method);
-  GDBusMessageFlags message_flags = G_DBUS_MESSAGE_FLAGS_NO_AUTO_START;
-
-  if (flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
-    message_flags |= G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
-  g_dbus_message_set_body (message, parameters != NULL ? parameters : g_variant_new ("()"));
-  g_dbus_message_set_flags (message, message_flags);
-  g_dbus_connection_send_message_with_reply (self->connection, message,
-                                             G_DBUS_SEND_MESSAGE_FLAGS_NONE, timeout_for (flags),
-                                             NULL, g_task_get_cancellable (task),
-                                             on_early_reply_cb, g_object_ref (task));
 }
 
 static void
@@ -217,6 +207,248 @@ on_call_done_cb (GObject      *source,
     g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
 }
 
+static gboolean
+on_waiting_cancelled_cb (GCancellable *cancellable,
+                         gpointer      user_data)
+{
+  GTask *task = user_data;
+  SrPolicyClient *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+  g_autoptr(GTask) waited = NULL;
+  GError *error = NULL;
+  guint index;
+
+  g_clear_pointer (&call->cancelled, g_source_unref);
+  if (g_ptr_array_find (self->waiting, task, &index))
+    {
+      waited = g_ptr_array_steal_index (self->waiting, index);
+      g_cancellable_set_error_if_cancelled (cancellable, &error);
+      g_task_return_error (waited, error);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Until the owner is verified, or the client knows it will not be: then
+ * dispatch() again (sr_policy_client_release_held()). A call that waits
+ * while the service is missing has it started. */
+static void
+wait_for_owner (SrPolicyClient *self,
+                GTask          *task)
+{
+  Call *call = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+
+  if (cancellable != NULL && call->cancelled == NULL)
+    {
+      call->cancelled = g_cancellable_source_new (cancellable);
+      g_source_set_callback (call->cancelled, G_SOURCE_FUNC (on_waiting_cancelled_cb), task, NULL);
+      g_source_attach (call->cancelled, g_task_get_context (task));
+    }
+  g_ptr_array_add (self->waiting, g_object_ref (task));
+  if (self->state == SR_SERVICE_STATE_MISSING)
+    {
+      call->start_tried = TRUE;
+      sr_policy_client_start_service (self);
+    }
+}
+
+/* Sends a call that was not sent yet to the verified owner, has it wait
+ * for one, or fails it. */
+static void
+dispatch (SrPolicyClient *self,
+          GTask          *task)
+{
+  Call *call = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (self->state == SR_SERVICE_STATE_RUNNING)
+    g_dbus_connection_call (self->connection, self->owner, SR_OBJECT_PATH, SR_INTERFACE_NAME,
+                            call->method, call->parameters, NULL, dbus_flags_for (call->flags),
+                            timeout_for (call->flags), g_task_get_cancellable (task),
+                            on_call_done_cb, g_object_ref (task));
+  else if (may_wait (self))
+    wait_for_owner (self, task);
+  else
+    {
+      sr_policy_client_check_service (self, &error);   /* not RUNNING: why */
+      g_task_return_error (task, error);
+    }
+}
+
+/* Whether the bus answered an early call itself because nobody owned the
+ * name: it reached no one. */
+static gboolean
+reached_no_one (GDBusMessage *reply)
+{
+  const char *name = g_dbus_message_get_error_name (reply);
+
+  return g_strcmp0 (g_dbus_message_get_sender (reply), "org.freedesktop.DBus") == 0 &&
+         (g_strcmp0 (name, "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
+          g_strcmp0 (name, "org.freedesktop.DBus.Error.NameHasNoOwner") == 0);
+}
+
+/* Answers a call sent early, now that the owner is known (or will not be). */
+static void
+take_early_reply (SrPolicyClient *self,
+                  GTask          *task)
+{
+  Call *call = g_task_get_task_data (task);
+  const char *sender = call->reply != NULL ? g_dbus_message_get_sender (call->reply) : NULL;
+  GError *remote_error = NULL;
+  GError *error = NULL;
+  GVariant *body = NULL;
+
+  if (call->reply != NULL && reached_no_one (call->reply))
+    {
+      g_clear_object (&call->reply);
+      dispatch (self, task);
+      return;
+    }
+  if (call->reply != NULL && !(self->state == SR_SERVICE_STATE_RUNNING &&
+                               g_strcmp0 (sender, self->owner) == 0))
+    {
+      g_task_return_error (task, refusal (self, sender));
+      return;
+    }
+  if (call->reply != NULL && !g_dbus_message_to_gerror (call->reply, &remote_error))
+    {
+      body = g_dbus_message_get_body (call->reply);
+      body = body != NULL ? g_variant_ref (body) : g_variant_ref_sink (g_variant_new ("()"));
+    }
+  body = check_reply (call->method, call->reply_type, body,
+                      call->reply != NULL ? remote_error : g_steal_pointer (&call->error), &error);
+  if (body == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, body, (GDestroyNotify) g_variant_unref);
+}
+
+/* The owner is known, trusted or not, or missing, or will not be known
+ * (the client stopped): the answers held are taken, or refused; the calls
+ * sent early that are still unanswered are given up unless the owner is
+ * verified; the calls waiting are sent, or wait for a start, or fail.
+ * While an owner is being identified, all of them wait for it. */
+void
+sr_policy_client_release_held (SrPolicyClient *self)
+{
+  g_autoptr(GPtrArray) held = NULL;
+  g_autoptr(GPtrArray) early = NULL;
+  g_autoptr(GPtrArray) waiting = NULL;
+
+  if (holding (self))
+    return;
+  if (self->held->len > 0)
+    {
+      held = g_steal_pointer (&self->held);
+      self->held = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint i = 0; i < held->len; i++)
+        take_early_reply (self, held->pdata[i]);
+    }
+
+  if (self->early->len > 0 && self->state != SR_SERVICE_STATE_RUNNING)
+    {
+      /* A copy: the callbacks may make calls. */
+      early = g_ptr_array_new_full (self->early->len, g_object_unref);
+      for (guint i = 0; i < self->early->len; i++)
+        g_ptr_array_add (early, g_object_ref (self->early->pdata[i]));
+      for (guint i = 0; i < early->len; i++)
+        {
+          Call *call = g_task_get_task_data (early->pdata[i]);
+
+          if (call->given_up)
+            continue;
+          call->given_up = TRUE;
+          g_cancellable_cancel (call->early);
+          g_task_return_error (early->pdata[i], refusal (self, NULL));
+        }
+    }
+
+  if (self->waiting->len == 0)
+    return;
+  waiting = g_steal_pointer (&self->waiting);
+  self->waiting = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiting->len; i++)
+    {
+      GTask *task = waiting->pdata[i];
+      Call *call = g_task_get_task_data (task);
+      GError *error = NULL;
+
+      if (call->cancelled != NULL)
+        {
+          g_source_destroy (call->cancelled);
+          g_clear_pointer (&call->cancelled, g_source_unref);
+        }
+      if (self->state == SR_SERVICE_STATE_MISSING && call->start_tried && !stopped (self))
+        {
+          /* Started, or tried: once is enough. */
+          if (self->why_not != NULL)
+            sr_policy_client_check_service (self, &error);
+          else
+            error = g_error_new (SR_ERROR, SR_ERROR_UNAVAILABLE,
+                                 "The Session Restore service (%s) was started, but stopped "
+                                 "again", SR_BUS_NAME);
+          g_task_return_error (task, error);
+        }
+      else
+        dispatch (self, task);
+    }
+}
+
+static void
+on_early_reply_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SrPolicyClient *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+
+  g_ptr_array_remove_fast (self->early, task);
+  g_cancellable_disconnect (g_task_get_cancellable (task), call->cancel_id);
+  call->reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source),
+                                                                  result, &call->error);
+  if (call->given_up)
+    return;
+  if (holding (self))
+    g_ptr_array_add (self->held, g_steal_pointer (&task));
+  else
+    take_early_reply (self, task);
+}
+
+static void
+cancel_early (GCancellable *cancellable,
+              GCancellable *early)
+{
+  g_cancellable_cancel (early);
+}
+
+/* To whoever owns the name now: NO_AUTO_START, as the client starts the
+ * service itself, and says why it could not. */
+static void
+send_early (SrPolicyClient *self,
+            GTask          *task)
+{
+  Call *call = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autoptr(GDBusMessage) message =
+    g_dbus_message_new_method_call (SR_BUS_NAME, SR_OBJECT_PATH, SR_INTERFACE_NAME, call->method);
+  GDBusMessageFlags message_flags = G_DBUS_MESSAGE_FLAGS_NO_AUTO_START;
+
+  if (call->flags & SR_CALL_FLAGS_ALLOW_INTERACTION)
+    message_flags |= G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+  g_dbus_message_set_body (message, call->parameters);
+  g_dbus_message_set_flags (message, message_flags);
+  call->early = g_cancellable_new ();
+  if (cancellable != NULL)
+    call->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_early),
+                                             g_object_ref (call->early), g_object_unref);
+  g_ptr_array_add (self->early, task);
+  g_dbus_connection_send_message_with_reply (self->connection, message,
+                                             G_DBUS_SEND_MESSAGE_FLAGS_NONE,
+                                             timeout_for (call->flags), NULL, call->early,
+                                             on_early_reply_cb, g_object_ref (task));
+}
+
 /* Consumes a floating @parameters. */
 static void
 call_async (SrPolicyClient      *self,
@@ -230,28 +462,19 @@ call_async (SrPolicyClient      *self,
             gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(GVariant) sunk = parameters != NULL ? g_variant_ref_sink (parameters) : NULL;
-  GError *error = NULL;
   Call *call = g_new0 (Call, 1);
 
   call->method = g_strdup (method);
   call->reply_type = G_VARIANT_TYPE (reply_type);
+  call->parameters = g_variant_ref_sink (parameters != NULL ? parameters : g_variant_new ("()"));
+  call->flags = flags;
   g_task_set_source_tag (task, source_tag);
   g_task_set_task_data (task, call, (GDestroyNotify) call_free);
   if ((self->flags & SR_POLICY_CLIENT_FLAGS_PIPELINE) && self->connection != NULL &&
-      holding (self))
-    {
-      send_early (self, task, sunk, flags);
-      return;
-    }
-  if (!sr_policy_client_check_service (self, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  g_dbus_connection_call (self->connection, self->owner, SR_OBJECT_PATH, SR_INTERFACE_NAME,
-                          method, sunk, NULL, dbus_flags_for (flags), timeout_for (flags),
-                          cancellable, on_call_done_cb, g_steal_pointer (&task));
+      holding (self) && tells_nothing (method, call->parameters))
+    send_early (self, task);
+  else
+    dispatch (self, task);
 }
 
 static GVariant *
@@ -265,7 +488,9 @@ call_finish (SrPolicyClient  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* Consumes a floating @parameters. */
+/* Consumes a floating @parameters. Where an asynchronous call would wait
+ * for the owner, this one finds and verifies it itself, starting the
+ * service if that is what the asynchronous one would wait for. */
 static GVariant *
 call_sync (SrPolicyClient  *self,
            const char      *method,
@@ -279,6 +504,9 @@ call_sync (SrPolicyClient  *self,
   GError *local_error = NULL;
   GVariant *reply;
 
+  if (self->context != NULL && may_wait (self) &&
+      !sr_policy_client_resolve_sync (self, cancellable, error))
+    return NULL;
   if (!sr_policy_client_check_service (self, error))
     return NULL;
   reply = g_dbus_connection_call_sync (self->connection, self->owner, SR_OBJECT_PATH,

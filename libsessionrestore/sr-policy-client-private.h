@@ -43,8 +43,17 @@ struct _SrPolicyClient {
   GPtrArray *held;               /* (owned) GTask (owned): calls sent before the
                                   * owner was verified, with their answers, until
                                   * it is (SR_POLICY_CLIENT_FLAGS_PIPELINE) */
+  GPtrArray *early;              /* (owned) GTask (unowned): calls sent before the
+                                  * owner was verified, until their answers come */
+  GPtrArray *waiting;            /* (owned) GTask (owned): calls not sent, until the
+                                  * owner is verified or will not be */
+  gboolean starting;             /* the client has the bus start the service */
 };
 
-void sr_policy_client_release_held (SrPolicyClient *self);
+void     sr_policy_client_release_held  (SrPolicyClient  *self);
+void     sr_policy_client_start_service (SrPolicyClient  *self);
+gboolean sr_policy_client_resolve_sync  (SrPolicyClient  *self,
+                                         GCancellable    *cancellable,
+                                         GError         **error);
 
 G_END_DECLS

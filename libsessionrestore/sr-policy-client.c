@@ -9,9 +9,19 @@
  * before its owner is known, and taken only if the owner verified
  * answered it); then it talks only to that owner's unique name, which the
  * bus never gives to another connection. When the name changes hands,
- * the new owner is verified again; until then the service
- * is UNKNOWN and calls fail, or, for a client told to pipeline them, are
- * sent to the name with their answers held until the owner is verified.
+ * the new owner is verified again; until then the service is UNKNOWN and
+ * calls wait, unsent, or, those that name no app for a client told to
+ * pipeline them, are sent to the name with their answers held until the
+ * owner is verified.
+ *
+ * When policyd goes (it crashed, or was stopped), the service is MISSING,
+ * and the client does nothing about it by itself: a service that cannot
+ * run is not started again and again. The next call has the bus start it
+ * (StartServiceByName, the D-Bus activation a call to the name would
+ * make, asked for by hand so that the bus's reason for a failure can be
+ * told), once, for every call that comes meanwhile; the new owner is then
+ * found and verified as at the start, and the calls go to it, or fail
+ * saying why it could not be started.
  *
  * The settings are mirrored from the service's properties: read once with
  * GetAll, sent while the owner is found and verified and taken only if
@@ -20,10 +30,11 @@
  * PropertiesChanged. The properties the contract only invalidates are
  * read again when they are.
  *
- * The calls are in sr-policy-client-calls.c, with the calls a
- * SR_POLICY_CLIENT_FLAGS_PIPELINE client sends before the owner is
- * verified; their answers wait in self->held for the first resolution
- * that ends (sr_policy_client_release_held() after each).
+ * The calls are in sr-policy-client-calls.c, with the calls that wait
+ * for an owner (self->waiting) and those a SR_POLICY_CLIENT_FLAGS_PIPELINE
+ * client sends before the owner is verified (self->early, their answers
+ * in self->held): they are dealt with when a resolution ends, or the
+ * service goes (sr_policy_client_release_held()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -51,6 +62,14 @@
  * used. The program owning the service's name is verified first: one in
  * a sandbox or of another user is #SR_SERVICE_STATE_UNTRUSTED, and every
  * call then fails with %SR_ERROR_NOT_ALLOWED without anything being sent.
+ *
+ * Calls made while the owner is being verified wait for it. A call made
+ * while the service is not running (#SR_SERVICE_STATE_MISSING: it
+ * stopped, or crashed) has the bus start it again, unless the client was
+ * made with %SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START, and goes to it once
+ * it is verified; if it cannot be started, the call fails with
+ * %SR_ERROR_UNAVAILABLE and the bus's reason. The client starts the
+ * service only for a call, never on its own.
  *
  * Signals and property notifications are delivered in the thread-default
  * main context in which the client was initialized.
@@ -424,6 +443,8 @@ resolve_run (Resolve      *resolve,
         }
       ask_owner (resolve, cancellable);
       wait_owner (resolve);
+      if (resolve->owner == NULL)
+        resolve->why_not = g_strdup ("not running: it was started, but stopped at once");
     }
   if (resolve->owner == NULL)
     goto out;
@@ -455,6 +476,12 @@ out:
   early_all_clear (all);
   g_main_context_pop_thread_default (resolve->context);
   g_cancellable_disconnect (cancellable, cancel_id);
+}
+
+static gboolean
+auto_start (SrPolicyClient *self)
+{
+  return !(self->flags & SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START);
 }
 
 /* Takes what a resolution found, unless the name changed hands since. */
@@ -548,6 +575,10 @@ on_name_owner_changed_cb (GDBusConnection *connection,
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (!g_str_equal (name, SR_BUS_NAME))
     return;
+  /* The owner the client found already, having started the service: a
+   * unique name is never given to another connection. */
+  if (self->state == SR_SERVICE_STATE_RUNNING && g_strcmp0 (new_owner, self->owner) == 0)
+    return;
   self->resolution++;
   if (new_owner[0] == '\0')
     {
@@ -557,6 +588,66 @@ on_name_owner_changed_cb (GDBusConnection *connection,
     }
   set_service (self, SR_SERVICE_STATE_UNKNOWN, NULL, NULL);
   run_resolve (self, FALSE, self->cancellable, on_resolved_cb, NULL);
+}
+
+static void
+on_started_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  SrPolicyClient *self = SR_POLICY_CLIENT (source);
+  Resolve *resolve = g_task_get_task_data (G_TASK (result));
+
+  self->starting = FALSE;
+  if (!g_task_propagate_boolean (G_TASK (result), NULL))
+    return;   /* stopped: what waited failed then */
+  if (resolve->resolution == self->resolution)
+    apply_resolve (self, resolve);
+  else
+    /* The name changed hands meanwhile, and what the client learnt of
+     * it since decides (sr-policy-client-calls.c) */
+    sr_policy_client_release_held (self);
+}
+
+static gboolean
+start_in_context (gpointer user_data)
+{
+  SrPolicyClient *self = user_data;
+
+  if (self->starting || self->state != SR_SERVICE_STATE_MISSING ||
+      g_cancellable_is_cancelled (self->cancellable))
+    return G_SOURCE_REMOVE;
+  self->starting = TRUE;
+  run_resolve (self, TRUE, self->cancellable, on_started_cb, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* A call found the service missing and waits for it: the bus starts it
+ * (D-Bus activation), once for all the calls that come meanwhile, and the
+ * owner is found and verified as at the start. In the client's main
+ * context, where its state changes, whichever thread the call came from. */
+void
+sr_policy_client_start_service (SrPolicyClient *self)
+{
+  g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, start_in_context,
+                              g_object_ref (self), g_object_unref);
+}
+
+/* For a blocking call that would wait: the owner found and verified (and
+ * the service started, if it is missing and the client may) now, in the
+ * caller's thread. */
+gboolean
+sr_policy_client_resolve_sync (SrPolicyClient  *self,
+                               GCancellable    *cancellable,
+                               GError         **error)
+{
+  g_autoptr(Resolve) resolve = resolve_new (self, auto_start (self), cancellable);
+
+  resolve_run (resolve, cancellable);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  apply_resolve (self, resolve);
+  return TRUE;
 }
 
 /* Only what the verified owner sends counts. */
@@ -699,12 +790,6 @@ subscribe (SrPolicyClient *self)
                                         NULL, SR_OBJECT_PATH, NULL,
                                         G_DBUS_SIGNAL_FLAGS_NONE,
                                         on_apps_signal_cb, self, NULL);
-}
-
-static gboolean
-auto_start (SrPolicyClient *self)
-{
-  return !(self->flags & SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START);
 }
 
 static gboolean
@@ -948,6 +1033,8 @@ sr_policy_client_finalize (GObject *object)
   g_strfreev (self->admin_excluded_apps);
   g_strfreev (self->locked_settings);
   g_ptr_array_unref (self->held);
+  g_ptr_array_unref (self->early);
+  g_ptr_array_unref (self->waiting);
   G_OBJECT_CLASS (sr_policy_client_parent_class)->finalize (object);
 }
 
@@ -1129,6 +1216,8 @@ sr_policy_client_init (SrPolicyClient *self)
   self->admin_excluded_apps = g_new0 (char *, 1);
   self->locked_settings = g_new0 (char *, 1);
   self->held = g_ptr_array_new_with_free_func (g_object_unref);
+  self->early = g_ptr_array_new ();
+  self->waiting = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 /**
@@ -1142,25 +1231,20 @@ sr_policy_client_init (SrPolicyClient *self)
  * sr_policy_client_new_for_bus_async() does.
  *
  * With %SR_POLICY_CLIENT_FLAGS_PIPELINE and a @connection, the
- * asynchronous calls (sr_policy_client_list_stored_state_async() and the
- * others) may be made at once, before the initialization even begins: they
- * go to the service's well-known name, so that their round trips overlap
- * the identification of its owner, and their answers are held until the
- * owner is verified. An answer is taken only from the verified owner: one
- * that came from a program not to be trusted fails with
- * %SR_ERROR_NOT_ALLOWED, and one from a program that no longer owns the
- * name, or from a service that went, with %SR_ERROR_UNAVAILABLE. What such
- * a call carries may reach a program that turns out not to be trusted:
- * pipeline only calls whose arguments are no secret, such as
- * sr_policy_client_list_stored_state_async(). Never pipeline a call that
- * names an app (a check, sr_policy_client_note_exit_async(), an exclusion,
- * a clear of some apps): a sandboxed program squatting the name would
- * learn which apps the user runs, although its answer is refused. A
- * consumer whose calls all name apps (a compositor, a portal backend)
- * makes its client with sr_policy_client_new_for_bus_async() or
- * sr_policy_client_new_for_bus_sync() instead, and calls once it is
- * ready. Without the flag, a client made with this function fails every
- * call until it is initialized. Make the calls in the thread-default main
+ * asynchronous calls may be made at once, before the initialization even
+ * begins. Those whose arguments name no app
+ * (sr_policy_client_list_stored_state_async(), a clear of everything, a
+ * setting other than the excluded apps) go to the service's well-known
+ * name, so that their round trips overlap the identification of its owner,
+ * and their answers are held until the owner is verified; the others wait,
+ * unsent, until it is (see %SR_POLICY_CLIENT_FLAGS_PIPELINE). An answer is
+ * taken only from the verified owner: one that came from a program not to
+ * be trusted fails with %SR_ERROR_NOT_ALLOWED, and one from a program that
+ * no longer owns the name, or from a service that went, with
+ * %SR_ERROR_UNAVAILABLE; a call that owner has not answered yet fails
+ * so at once. Without the flag, a client made with this function fails
+ * every call until its initialization begins; from then on, calls wait
+ * for the owner to be verified. Make the calls in the thread-default main
  * context the client is initialized in.
  *
  * Returns: (transfer full): the client, not initialized
@@ -1183,8 +1267,9 @@ sr_policy_client_new (GDBusConnection     *connection,
  * @user_data: for @callback
  *
  * Makes a client of the service: finds the owner of its name (starting
- * it, unless @flags say not to), verifies it and reads the settings. That
- * the service is missing or not to be trusted is not an error: see
+ * it, unless @flags say not to; and again later, for a call that finds it
+ * gone), verifies it and reads the settings. That the service is missing
+ * or not to be trusted is not an error: see
  * #SrPolicyClient:service-state.
  */
 void
@@ -1312,11 +1397,13 @@ sr_policy_client_get_distrust (SrPolicyClient *self)
  * @self: a client
  * @error: return location for an error
  *
- * Whether calls can be made now: the service is #SR_SERVICE_STATE_RUNNING.
- * If not, @error is the one every call would fail with, without sending
- * anything: %SR_ERROR_NOT_ALLOWED for an owner not to be trusted,
- * %SR_ERROR_UNAVAILABLE for a service that is not running (saying why it
- * could not be started, if it was tried) or not identified yet.
+ * Whether calls can be sent now: the service is #SR_SERVICE_STATE_RUNNING.
+ * If not, @error says why: %SR_ERROR_NOT_ALLOWED for an owner not to be
+ * trusted, to which no call is sent, %SR_ERROR_UNAVAILABLE for a service
+ * that is not running (saying why it could not be started, if it was
+ * tried: a call tries again, unless the client was made with
+ * %SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START) or not identified yet (a call
+ * waits for it once the client's initialization began).
  *
  * Returns: %TRUE if the service can be called
  */

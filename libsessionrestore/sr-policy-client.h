@@ -25,16 +25,27 @@ G_DECLARE_FINAL_TYPE (SrPolicyClient, sr_policy_client, SR, POLICY_CLIENT, GObje
 /**
  * SrPolicyClientFlags:
  * @SR_POLICY_CLIENT_FLAGS_NONE: start the service by D-Bus activation when
- *   it is not running
+ *   it is not running: as the client is made, and again for a call that
+ *   finds it gone (it crashed, or was stopped)
  * @SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START: do not start it; the client
- *   is #SR_SERVICE_STATE_MISSING until it appears
- * @SR_POLICY_CLIENT_FLAGS_PIPELINE: asynchronous calls made while the
- *   owner of the service's name is not identified yet
- *   (#SR_SERVICE_STATE_UNKNOWN, as before the client's initialization
- *   finished) are sent at once rather than failing; their answers are held
- *   until the owner is verified, and taken only if that owner sent them;
- *   but they reach whoever owns the name before it is verified, so never
- *   pipeline a call that names an app (see sr_policy_client_new())
+ *   is #SR_SERVICE_STATE_MISSING until it appears, and calls fail
+ *   meanwhile
+ * @SR_POLICY_CLIENT_FLAGS_PIPELINE: calls may be made before the client
+ *   is initialized (sr_policy_client_new()). Asynchronous calls whose
+ *   arguments name no app (a listing, a clear of everything, a setting
+ *   other than the excluded apps), made while the owner of the service's
+ *   name is not identified yet (#SR_SERVICE_STATE_UNKNOWN, as before the
+ *   client's initialization finished), are sent at once to whoever owns
+ *   the name, so that their round trips overlap the identification; their
+ *   answers are held until the owner is verified, and taken only if that
+ *   owner sent them. Calls that name an app (the checks,
+ *   sr_policy_client_note_exit_async(), an exclusion, a clear of some
+ *   apps) are never sent before the owner is verified: they wait for it,
+ *   as every call of a client without the flag does once it is being
+ *   initialized. If the owner turns out not to be trusted, or the service
+ *   goes, the calls sent early that it has not answered fail at once
+ *   (%SR_ERROR_NOT_ALLOWED, %SR_ERROR_UNAVAILABLE), interactive ones too,
+ *   rather than when they would time out
  */
 typedef enum /*< flags >*/ {
   SR_POLICY_CLIENT_FLAGS_NONE = 0,
