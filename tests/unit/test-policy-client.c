@@ -449,6 +449,74 @@ test_unpipelined_call_not_sent (Fixture       *fixture,
   g_assert_cmpuint (fixture->heard->len, ==, 0);
 }
 
+/* A call that names an app, made by a pipelining client before its
+ * initialization, is not sent until the owner is verified (after the
+ * read of its properties, which begins the identification), then is. */
+static void
+test_pipelined_call_naming_app_waits (Fixture       *fixture,
+                                      gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrPolicyClient) client =
+    sr_policy_client_new (fixture->client_bus, SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START |
+                                               SR_POLICY_CLIENT_FLAGS_PIPELINE);
+  g_autoptr(GAsyncResult) checked = NULL;
+  g_autoptr(GAsyncResult) initialized = NULL;
+  SrWhy why = SR_WHY_UNKNOWN;
+
+  start_service (fixture);
+  sr_policy_client_check_save_async (client, "org.example.A", NULL, on_result_cb, &checked);
+  g_async_initable_init_async (G_ASYNC_INITABLE (client), G_PRIORITY_DEFAULT, NULL,
+                               on_result_cb, &initialized);
+  while (checked == NULL || initialized == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (g_async_initable_init_finish (G_ASYNC_INITABLE (client), initialized, &error));
+  g_assert_cmpint (sr_policy_client_check_save_finish (client, checked, &why, &error), ==,
+                   SR_VERDICT_ALLOW);
+  g_assert_no_error (error);
+  g_assert_cmpint (why, ==, SR_WHY_ALLOWED);
+  g_assert_cmpuint (fixture->heard->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (fixture->heard, 0), ==, "properties");
+  g_assert_cmpstr (g_ptr_array_index (fixture->heard, 1), ==, "CheckSave");
+}
+
+/* Once the initialization began, a call waits for the owner to be
+ * verified, and again when the name changes hands, rather than failing
+ * because the owner is not identified yet. */
+static void
+test_call_waits_for_identification (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrPolicyClient) client =
+    sr_policy_client_new (fixture->client_bus, SR_POLICY_CLIENT_FLAGS_DO_NOT_AUTO_START);
+  g_autoptr(GAsyncResult) initialized = NULL;
+  SrWhy why = SR_WHY_UNKNOWN;
+
+  start_service (fixture);
+  g_async_initable_init_async (G_ASYNC_INITABLE (client), G_PRIORITY_DEFAULT, NULL,
+                               on_result_cb, &initialized);
+  g_assert_cmpint (sr_policy_client_get_service_state (client), ==, SR_SERVICE_STATE_UNKNOWN);
+  g_assert_cmpint (check_save (client, &why, &error), ==, SR_VERDICT_ALLOW);
+  g_assert_no_error (error);
+  g_assert_cmpint (why, ==, SR_WHY_ALLOWED);
+  while (initialized == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  /* Another stand-in takes the name: the client identifies it anew. */
+  g_dbus_connection_close_sync (fixture->service_bus, NULL, &error);
+  g_assert_no_error (error);
+  wait_for_state (client, SR_SERVICE_STATE_MISSING);
+  start_service_on (fixture, fixture->forger_bus);
+  wait_for_state (client, SR_SERVICE_STATE_UNKNOWN);
+  why = SR_WHY_UNKNOWN;
+  g_assert_cmpint (check_save (client, &why, &error), ==, SR_VERDICT_ALLOW);
+  g_assert_no_error (error);
+  g_assert_cmpint (why, ==, SR_WHY_ALLOWED);
+  g_assert_cmpstr (sr_policy_client_get_service_owner (client), ==,
+                   g_dbus_connection_get_unique_name (fixture->forger_bus));
+}
+
 static void
 test_why_strings (void)
 {
@@ -476,5 +544,9 @@ main (int   argc,
               fixture_set_up, test_pipelined_answer_from_another_refused, fixture_tear_down);
   g_test_add ("/policy-client/unpipelined-call-not-sent", Fixture, NULL,
               fixture_set_up, test_unpipelined_call_not_sent, fixture_tear_down);
+  g_test_add ("/policy-client/pipelined-call-naming-app-waits", Fixture, NULL,
+              fixture_set_up, test_pipelined_call_naming_app_waits, fixture_tear_down);
+  g_test_add ("/policy-client/call-waits-for-identification", Fixture, NULL,
+              fixture_set_up, test_call_waits_for_identification, fixture_tear_down);
   return g_test_run ();
 }
