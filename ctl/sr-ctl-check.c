@@ -119,10 +119,19 @@ explain (SrCtl      *ctl,
     return g_strdup_printf ("Restoring after a crash is off (“restore-after-crash” is false%s).",
                             lock_note (ctl, "restore-after-crash"));
   if (g_str_equal (why, "crash-loop"))
-    return g_strdup_printf ("%s exited unexpectedly %u times or more within %u seconds; the "
-                            "crash-loop guard holds its saved sessions back until it exits normally.",
-                            app_id, sr_policy_client_get_crash_loop_threshold (ctl->client),
-                            sr_policy_client_get_crash_loop_window (ctl->client));
+    {
+      guint window = sr_policy_client_get_crash_loop_window (ctl->client);
+
+      /* What releases it is the service's rule (NoteExit, ResetCrashGuard). */
+      return g_strdup_printf ("%s exited unexpectedly %u times or more within %u seconds, so the "
+                              "crash-loop guard holds its saved sessions back: it starts without "
+                              "them. It is released once it exits normally after such a start (as "
+                              "the portal or session manager that started it reports), once those "
+                              "crashes are more than %u seconds old, or by “session-restore-ctl "
+                              "allow-recovery %s”.",
+                              app_id, sr_policy_client_get_crash_loop_threshold (ctl->client),
+                              window, window, app_id);
+    }
   if (g_str_equal (why, "login-off"))
     return g_strdup_printf ("Apps are not reopened at login (“login-restore” is never%s).",
                             lock_note (ctl, "login-restore"));

@@ -3,8 +3,9 @@
  *
  * The crash-loop guard holds an app's saved sessions back after it
  * crashed crash-loop-threshold times within crash-loop-window seconds;
- * only ResetCrashGuard (polkit "configure") or the window passing
- * releases it, not the app's own voluntary exit.
+ * ResetCrashGuard (polkit "configure"), the window passing, or a clean
+ * exit after a start without them (as the consumer that started it
+ * reports, never the app itself) releases it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -387,6 +387,23 @@ class ResetCrashGuardTest(CtlTestCase):
         self.assertCtl(OK, 'allow-recovery', B)
         self.assertEqual(self.s.check_restore(B, RECOVER), (1, 'allowed'))
 
+    def test_check_says_what_releases_it(self):
+        # check told administrators the guard held an app "until it exits
+        # normally", which released nothing. What it says now happens.
+        self.crash(A)
+        doc = json.loads(self.assertCtl(DENIED, 'check', '--json', A, '--reason', 'recover').stdout)
+        self.assertEqual(doc['why'], 'crash-loop')
+        self.assertEqual(doc['explanation'],
+                         f'{A} exited unexpectedly 3 times or more within 600 seconds, so the '
+                         'crash-loop guard holds its saved sessions back: it starts without them. '
+                         'It is released once it exits normally after such a start (as the portal '
+                         'or session manager that started it reports), once those crashes are more '
+                         'than 600 seconds old, or by “session-restore-ctl allow-recovery '
+                         f'{A}”.')
+        # The consumer told DENY (crash() asked as one) reports a clean exit.
+        self.s.call('NoteExit', 'sb', A, True)
+        self.assertCtl(OK, 'check', A, '--reason', 'recover')
+
     def test_refusals(self):
         self.crash(A)
         self.assertIn('takes one or more app ids', self.assertCtl(INVALID, 'allow-recovery').stderr)
