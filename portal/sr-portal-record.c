@@ -296,8 +296,9 @@ load_app (SrPortal   *self,
     }
 }
 
-/* A record that is missing starts empty; one that does not parse is
- * reported and left alone until the next write replaces it. A missing
+/* What interrupted writes left goes first (sr-portal-writer.c). A record
+ * that is missing starts empty; one that does not parse is reported and
+ * left alone until the next write replaces it. A missing
  * one, as at the first start, is told apart before GLib is asked to map
  * it: GLib's error for it formats the errno (g_strerror()), which opens
  * iconv for the locale, and its module cache and code stay mapped for
@@ -317,6 +318,7 @@ sr_portal_record_load (SrPortal *self)
   const char *app_id;
   GVariant *props, *list;
 
+  sr_record_writer_remove_leftovers (self->writer);
   if (access (self->record_path, F_OK) != 0 && errno == ENOENT)
     return;
   file = g_mapped_file_new (self->record_path, FALSE, &error);

@@ -12,6 +12,10 @@ typedef struct _SrRecordWriter SrRecordWriter;
 
 SrRecordWriter *sr_record_writer_new        (const char          *path);
 void            sr_record_writer_free       (SrRecordWriter      *self);
+void            sr_record_writer_remove_leftovers (SrRecordWriter *self);
+void            sr_record_writer_hold       (SrRecordWriter      *self,
+                                             GError              *why);
+gboolean        sr_record_writer_is_held    (SrRecordWriter      *self);
 void            sr_record_writer_write      (SrRecordWriter      *self,
                                              GBytes              *bytes);
 void            sr_record_writer_flush_async (SrRecordWriter     *self,

@@ -4,8 +4,10 @@
  * write(2) to a file whose path begins with $SR_DIE_MID_WRITE writes half
  * of its bytes, and then the program gets SIGKILL, as the OOM killer or a
  * power cut would leave it. Temporary files next to a path share its
- * beginning, so they count too: what is left on disk is what a kill at
- * that moment leaves, whichever way the program writes.
+ * beginning, or are hidden ones named after it (".<name>.0123abcd", as
+ * the portal backend and policyd name theirs), so they count too: what is
+ * left on disk is what a kill at that moment leaves, whichever way the
+ * program writes.
  *
  * With $SR_WRITE_DELAY_MS set it kills nothing: each such write waits that
  * long first, as a slow disk would, and the file written is appended to
@@ -27,7 +29,8 @@ static int
 writes_to_doomed_file (int fd)
 {
   const char *prefix = getenv ("SR_DIE_MID_WRITE");
-  char link[64], target[PATH_MAX];
+  char link[64], target[PATH_MAX], hidden[PATH_MAX + 3];
+  const char *slash;
   ssize_t length;
 
   if (prefix == NULL || *prefix == '\0')
@@ -37,7 +40,14 @@ writes_to_doomed_file (int fd)
   if (length <= 0)
     return 0;
   target[length] = '\0';
-  return strncmp (target, prefix, strlen (prefix)) == 0;
+  if (strncmp (target, prefix, strlen (prefix)) == 0)
+    return 1;
+  /* ".<name>." beside it */
+  slash = strrchr (prefix, '/');
+  if (slash == NULL)
+    return 0;
+  snprintf (hidden, sizeof hidden, "%.*s/.%s.", (int) (slash - prefix), prefix, slash + 1);
+  return strncmp (target, hidden, strlen (hidden)) == 0;
 }
 
 ssize_t
