@@ -22,6 +22,16 @@
  * written: the record on disk keeps the last state that fits, rather
  * than one the next start would ignore whole.
  *
+ * A record read at start that the backend cannot take in is never written
+ * over, as a fault must not discard saved state: one it may not read, or
+ * that is no regular file (a FIFO there is not waited on, a link not
+ * followed), or that a newer version of it wrote, is left as it is, and
+ * nothing is written this run (sr_record_writer_hold()); one that does not
+ * parse is renamed aside, "<record>.<UTC time>.unreadable", and a new one
+ * begun. The drop-in data/stores.d/session-restore-portal-unreadable.store
+ * names those: "clear everything" removes them unread, as retention does
+ * once they are older than max-age-days; policyd's start does not.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-portal-record"
@@ -29,8 +39,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "sr-fd.h"
 #include "sr-portal.h"
 
 #define RECORD_VERSION 1
@@ -51,6 +65,9 @@
 /* Long enough to take in a Register and its Close; short enough that a
  * backend killed mid-session loses little of what it learnt. */
 #define SAVE_DELAY_MS 100
+/* How many names "<record>.<time>.unreadable" are tried, when the record
+ * was set aside already in the same second. */
+#define SET_ASIDE_ATTEMPTS 100
 
 /* The largest record read, and written. */
 static gsize
@@ -296,54 +313,184 @@ load_app (SrPortal   *self,
     }
 }
 
-/* What interrupted writes left goes first (sr-portal-writer.c). A record
- * that is missing starts empty; one that does not parse is reported and
- * left alone until the next write replaces it. A missing
- * one, as at the first start, is told apart before GLib is asked to map
- * it: GLib's error for it formats the errno (g_strerror()), which opens
- * iconv for the locale, and its module cache and code stay mapped for
- * the process's life: 96 KiB of the idle backend's RSS in bench_portal's
- * world (address-space randomization off, 5,736 → 5,640 KiB). */
-void
-sr_portal_record_load (SrPortal *self)
+/* -- Reading the record at start ------------------------------------------ */
+
+/* The record is not written this run, for the reason said here, once. */
+static void hold (SrPortal *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+hold (SrPortal   *self,
+      const char *format,
+      ...)
+{
+  g_autofree char *why = NULL;
+  va_list args;
+
+  va_start (args, format);
+  why = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_warning ("%s", why);
+  sr_record_writer_hold (self->writer, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, why));
+}
+
+/* Opens the record for reading: -1 when it is missing, or, with @error
+ * set, when it cannot be read or is no regular file. Without waiting on a
+ * FIFO put in its place, which held the backend in open() before it took
+ * its name, and without following a link (as policyd reads the stores:
+ * policyd/sr-regular-file.c). A missing one is told apart before any error
+ * is formatted: g_strerror() opens iconv for the locale, and its module
+ * cache and code stay mapped for the process's life: 96 KiB of the idle
+ * backend's RSS in bench_portal's world (address-space randomization off,
+ * 5,736 → 5,640 KiB). */
+static int
+open_record (const char   *path,
+             struct stat  *st,
+             GError      **error)
+{
+  g_auto(SrFd) fd = open (path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+
+  if (fd < 0 && errno == ENOENT)
+    return -1;
+  if (fd < 0 && errno == ELOOP)
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a symbolic link");
+      return -1;
+    }
+  if (fd < 0 || fstat (fd, st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                           g_strerror (saved_errno));
+      return -1;
+    }
+  if (!S_ISREG (st->st_mode))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "not a regular file");
+      return -1;
+    }
+  return sr_fd_steal (&fd);
+}
+
+/* The record read does not parse (@why): renamed aside, whole, under a
+ * name that says so and that no other file has, so that the next write
+ * begins a new one and nothing of it is lost. If that fails, it stays
+ * where it is, and is not written over. */
+static void
+set_aside (SrPortal          *self,
+           const struct stat *read,
+           const char        *why)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
+  struct stat st;
+  int saved_errno = 0;
+
+  /* Replaced since it was read (by policyd, rewriting it): that one is
+   * not known not to parse. */
+  if (lstat (self->record_path, &st) != 0 || st.st_dev != read->st_dev || st.st_ino != read->st_ino)
+    {
+      hold (self, "%s does not parse (%s), and was replaced as it was read; "
+            "it is not written, so that nothing in it is lost", self->record_path, why);
+      return;
+    }
+  for (guint n = 1; n <= SET_ASIDE_ATTEMPTS; n++)
+    {
+      g_autofree char *aside = n == 1
+        ? g_strdup_printf ("%s.%s.unreadable", self->record_path, stamp)
+        : g_strdup_printf ("%s.%s-%u.unreadable", self->record_path, stamp, n);
+
+      if (renameat2 (AT_FDCWD, self->record_path, AT_FDCWD, aside, RENAME_NOREPLACE) == 0)
+        {
+          g_warning ("%s does not parse (%s): kept as %s, and a new record begun",
+                     self->record_path, why, aside);
+          return;
+        }
+      saved_errno = errno;
+      if (saved_errno != EEXIST)
+        break;
+    }
+  hold (self, "%s does not parse (%s), and could not be set aside (%s); "
+        "it is not written, so that nothing in it is lost", self->record_path, why,
+        g_strerror (saved_errno));
+}
+
+/* The record on disk into self->apps; see the top of this file for what
+ * is done with one that cannot be. */
+static void
+read_record (SrPortal *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GMappedFile) file = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GVariant) instances = NULL;
+  g_autofree char *why = NULL;
+  g_auto(SrFd) fd = -1;
+  struct stat st;
   guint32 version = 0;
   gboolean dirty = TRUE;
   GVariantIter iter;
   const char *app_id;
   GVariant *props, *list;
 
-  sr_record_writer_remove_leftovers (self->writer);
-  if (access (self->record_path, F_OK) != 0 && errno == ENOENT)
+  fd = open_record (self->record_path, &st, &error);
+  if (fd < 0)
+    {
+      if (error != NULL)
+        hold (self, "%s could not be read (%s); it is not written, so that nothing in it is lost",
+              self->record_path, error->message);
+      return;
+    }
+  if (st.st_size == 0)
     return;
-  file = g_mapped_file_new (self->record_path, FALSE, &error);
+  if ((guint64) st.st_size > record_max_size ())
+    {
+      why = g_strdup_printf ("larger than %" G_GSIZE_FORMAT " bytes", record_max_size ());
+      set_aside (self, &st, why);
+      return;
+    }
+  file = g_mapped_file_new_from_fd (fd, FALSE, &error);
   if (file == NULL)
     {
-      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_warning ("Could not read %s: %s", self->record_path, error->message);
+      hold (self, "%s could not be read (%s); it is not written, so that nothing in it is lost",
+            self->record_path, error->message);
       return;
     }
   bytes = g_mapped_file_get_bytes (file);
-  if (g_bytes_get_size (bytes) == 0)
-    return;
-  if (g_bytes_get_size (bytes) > record_max_size ())
-    {
-      g_warning ("Ignoring %s: larger than %" G_GSIZE_FORMAT " bytes", self->record_path,
-                 record_max_size ());
-      return;
-    }
   state = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
-  if (!g_variant_lookup (state, "version", "u", &version) || version != RECORD_VERSION)
+  /* Bytes not in normal form are no record this backend wrote, nor
+   * policyd: read leniently, what they hold would be lost. */
+  if (!g_variant_is_normal_form (state))
     {
-      g_warning ("Ignoring %s: not a version %u record", self->record_path, RECORD_VERSION);
+      set_aside (self, &st, "not a serialized dictionary");
       return;
     }
-  instances = g_variant_lookup_value (state, "instances", G_VARIANT_TYPE (INSTANCES_TYPE));
+  if (!g_variant_lookup (state, "version", "u", &version))
+    {
+      set_aside (self, &st, "no version");
+      return;
+    }
+  if (version > RECORD_VERSION)
+    {
+      hold (self, "%s is a version %u record, newer than this backend's (%u); "
+            "it is not written, so that nothing in it is lost",
+            self->record_path, version, RECORD_VERSION);
+      return;
+    }
+  if (version != RECORD_VERSION)
+    {
+      why = g_strdup_printf ("version %u", version);
+      set_aside (self, &st, why);
+      return;
+    }
+  instances = g_variant_lookup_value (state, "instances", NULL);
+  if (instances != NULL && !g_variant_is_of_type (instances, G_VARIANT_TYPE (INSTANCES_TYPE)))
+    {
+      why = g_strdup_printf ("instances of type %s", g_variant_get_type_string (instances));
+      set_aside (self, &st, why);
+      return;
+    }
   if (instances == NULL)
     return;
 
@@ -358,6 +505,15 @@ sr_portal_record_load (SrPortal *self)
       g_variant_unref (props);
       g_variant_unref (list);
     }
+}
+
+/* Once, at start, before the bus name is taken: what interrupted writes
+ * left, then the record. */
+void
+sr_portal_record_load (SrPortal *self)
+{
+  sr_record_writer_remove_leftovers (self->writer);
+  read_record (self);
 }
 
 static GVariant *
@@ -407,11 +563,14 @@ sr_portal_record_save_now (SrPortal *self)
 {
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GList) ids = g_list_sort (g_hash_table_get_keys (self->apps),
-                                      (GCompareFunc) g_strcmp0);
+  g_autoptr(GList) ids = NULL;
   GVariantBuilder instances, builder;
 
   g_clear_handle_id (&self->save_id, g_source_remove);
+  /* Not written this run (read_record()): no snapshot either. */
+  if (sr_record_writer_is_held (self->writer))
+    return;
+  ids = g_list_sort (g_hash_table_get_keys (self->apps), (GCompareFunc) g_strcmp0);
   g_variant_builder_init (&instances, G_VARIANT_TYPE (INSTANCES_TYPE));
   for (GList *l = ids; l != NULL; l = l->next)
     {

@@ -80,6 +80,7 @@ SHIPPED_MATCHES = {
     'mutter': 'session.gvdb',
     'gnome-shell': 'session.gvdb',
     'session-restore-portal': 'session-restore-portal@gnome.state',
+    'session-restore-portal-unreadable': 'session-restore-portal@gnome.state.20261207T101500Z.unreadable',
 }
 
 

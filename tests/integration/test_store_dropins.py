@@ -159,7 +159,7 @@ class ControlCharacterTest(StoreDropInTestCase):
             self.assertFile(path, gtk_state(B))
         self.assertEqual(sorted(report['stores']),
                          ['gnome-session', 'gnome-shell', 'gtk', 'gtk-flatpak', 'mutter',
-                          'session-restore-portal'])
+                          'session-restore-portal', 'session-restore-portal-unreadable'])
         log = self.s.log()
         self.assertRegex(log, r"Ignoring the store drop-in .*/cut\.store: a NUL byte at offset 44")
         self.assertRegex(log, r"Ignoring the store drop-in .*/cut-pattern\.store: a NUL byte")

@@ -174,7 +174,7 @@ class DropInTest(PolicydTestCase):
         self.assertEqual(report['apps'], [A])
         self.assertEqual(sorted(report['stores']),
                          ['gnome-session', 'gnome-shell', 'gtk', 'gtk-flatpak', 'mutter',
-                          'session-restore-portal'])
+                          'session-restore-portal', 'session-restore-portal-unreadable'])
         log = self.s.log()
         for name in bad:
             self.assertIn(name, log)

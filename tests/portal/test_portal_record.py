@@ -1,5 +1,6 @@
 """session-restore-portal's record (portal/sr-portal-record.c) against
-faults: what a kill in the middle of a write leaves is removed."""
+faults: a record it cannot take in is never written over, and what a kill
+in the middle of a write leaves is removed."""
 import glob
 import os
 import signal
@@ -49,6 +50,150 @@ class RecordTestCase(PortalTestCase):
 
     def aside(self):
         return sorted(glob.glob(self.record + '.*.unreadable'))
+
+
+class TestUnreadableRecord(RecordTestCase):
+    """A record the backend could not take in was written over by the first
+    Register: 20 apps went down to 1."""
+    def twenty_apps(self, version=1):
+        now = GLib.get_real_time()
+        return record_bytes({f'org.example.App{i}': closed_app(f'{i:012x}', now)
+                             for i in range(20)}, version=version)
+
+    def test_a_record_that_does_not_parse_is_kept_aside_whole(self):
+        cases = {
+            'garbage': b'\x07not a record at all\xff' * 50,
+            'wrong instances': GLib.Variant('a{sv}', {
+                'version': GLib.Variant('u', 1),
+                'instances': GLib.Variant('s', 'twenty apps')}).get_data_as_bytes().get_data(),
+            'truncated': self.twenty_apps()[:-40],
+            'version 0': self.twenty_apps(version=0),
+        }
+        for i, (name, data) in enumerate(cases.items()):
+            with self.subTest(name):
+                for path in self.aside():
+                    os.unlink(path)
+                log_start = len(self.log())
+                self.restart_on(data)
+                a = self.app('org.example.Editor', token=f'e{i}')
+                a.quit()
+                self.sync_frontend()
+                # Set aside, byte for byte, under a name that says so...
+                aside = self.aside()
+                self.assertEqual(len(aside), 1, aside)
+                self.assertRegex(aside[0], r'session-restore-portal@sway\.state\.\d{8}T\d{6}Z\.unreadable$')
+                with open(aside[0], 'rb') as f:
+                    self.assertEqual(f.read(), data)
+                # ...and a new record begun, said once.
+                self.assertEqual(list(self.record_apps()), ['org.example.Editor'])
+                log = self.log()[log_start:]
+                self.assertEqual(log.count('does not parse'), 1, log)
+                self.assertIn(f'kept as {aside[0]}, and a new record begun', log)
+
+    def test_a_record_set_aside_is_cleared_only_with_everything(self):
+        garbage = b'\x07not a record at all\xff' * 50
+        self.restart_on(garbage)
+        self.app('org.example.Editor').quit()
+        self.sync_frontend()
+        aside = self.aside()
+        self.assertEqual(len(aside), 1)
+        # A fault, or clearing one app, leaves it; policyd lists it with
+        # nothing else.
+        self.s.clear(['org.example.Editor'])
+        self.assertEqual(self.aside(), aside)
+        self.assertEqual(self.s.listing_errors(), {})
+        # "Clear everything" leaves nothing of it.
+        report = self.s.clear()
+        self.assertIn('session-restore-portal-unreadable', report['stores'])
+        self.assertEqual(self.aside(), [])
+
+    def test_a_second_bad_record_does_not_replace_the_first_set_aside(self):
+        first, second = b'\x07first bad record\xff' * 50, b'\x07second bad record\xff' * 50
+        self.restart_on(first)
+        self.restart_on(second)
+        aside = self.aside()
+        self.assertEqual(len(aside), 2, aside)
+        contents = set()
+        for path in aside:
+            with open(path, 'rb') as f:
+                contents.add(f.read())
+        self.assertEqual(contents, {first, second})
+
+    def test_a_newer_record_is_never_written(self):
+        newer = self.twenty_apps(version=2)
+        self.restart_on(newer)
+        # The backend still serves; nothing reaches the disk.
+        a = self.app('org.example.Editor')
+        self.assertEqual(a.reason, LAUNCH)
+        self.assertIsNotNone(a.instance_id)
+        a.quit()
+        b = self.app('org.example.Mail')
+        b.crash()
+        self.frontend_round_trip()
+        self.assert_not_written(r'is a version 2 record, newer than this backend\'s \(1\)')
+        with open(self.record, 'rb') as f:
+            self.assertEqual(f.read(), newer)
+        self.assertEqual(self.log().count('newer than this backend'), 1)
+        self.assertEqual(glob.glob(self.record + '*'), [self.record])
+
+    def test_a_record_it_may_not_read_is_never_written(self):
+        data = self.twenty_apps()
+        self.stop(self.backend)
+        self.write_record(data)
+        os.chmod(self.record, 0)
+        # uid 0 reads anything: the backend without the capabilities that
+        # let it.
+        self.start_backend(prefix=('setpriv', '--bounding-set=-dac_override,-dac_read_search', '--'))
+        a = self.app('org.example.Editor')
+        self.assertIsNotNone(a.instance_id)
+        a.quit()
+        self.frontend_round_trip()
+        self.assert_not_written(r'could not be read \(Permission denied\)')
+        os.chmod(self.record, 0o600)
+        with open(self.record, 'rb') as f:
+            self.assertEqual(f.read(), data)
+        self.assertEqual(self.log().count('could not be read'), 1)
+        self.assertEqual(self.aside(), [])
+
+    def test_a_fifo_at_the_record_is_neither_waited_on_nor_replaced(self):
+        # The backend waited in open() for a writer, before it took its
+        # name: start_backend() waits for the name.
+        self.stop(self.backend)
+        os.unlink(self.record)
+        os.mkfifo(self.record)
+        self.start_backend()
+        a = self.app('org.example.Editor')
+        self.assertIsNotNone(a.instance_id)
+        a.quit()
+        self.frontend_round_trip()
+        self.assert_not_written(r'could not be read \(not a regular file\)')
+        self.assertTrue(stat.S_ISFIFO(os.lstat(self.record).st_mode))
+
+    def test_a_link_at_the_record_is_neither_followed_nor_replaced(self):
+        elsewhere = os.path.join(self.s.root, 'elsewhere.state')
+        data = self.twenty_apps()
+        with open(elsewhere, 'wb') as f:
+            f.write(data)
+        self.stop(self.backend)
+        os.unlink(self.record)
+        os.symlink(elsewhere, self.record)
+        self.start_backend()
+        a = self.app('org.example.App3')
+        self.assertNotEqual(a.instance_id, f'{3:012x}')     # not read
+        a.quit()
+        self.frontend_round_trip()
+        self.assert_not_written(r'could not be read \(a symbolic link\)')
+        self.assertEqual(os.readlink(self.record), elsewhere)
+        with open(elsewhere, 'rb') as f:
+            self.assertEqual(f.read(), data)
+
+    def frontend_round_trip(self):
+        """What the apps sent has gone through the frontend to the backend;
+        the Sync that follows is handled after it."""
+        self.s.bus.call_sync('org.freedesktop.portal.Desktop', '/org/freedesktop/portal/desktop',
+                             'org.freedesktop.DBus.Properties', 'Get',
+                             GLib.Variant('(ss)', ('org.freedesktop.portal.SaveRestore', 'version')),
+                             None, 0, 30000, None)
 
 
 class TestLeftovers(RecordTestCase):
