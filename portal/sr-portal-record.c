@@ -32,6 +32,11 @@
  * names those: "clear everything" removes them unread, as retention does
  * once they are older than max-age-days; policyd's start does not.
  *
+ * The record keeps MAX_APPS apps with state, and as many again with only
+ * ids for the app to delete; past that, the least recently used go first
+ * (bound_apps()). An app whose state policyd says it will no longer
+ * restore (expired, cleared, opted out) leaves it (expire_due()).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "sr-portal-record"
@@ -65,6 +70,34 @@
 /* Long enough to take in a Register and its Close; short enough that a
  * backend killed mid-session loses little of what it learnt. */
 #define SAVE_DELAY_MS 100
+/* The apps the record keeps: a desktop has tens of apps with state, a few
+ * hundred installed at the most. Without a bound, Registers under ever new
+ * app ids (a host process names the id it likes) grew the backend by
+ * 200 MiB and the record past RECORD_MAX_SIZE in 48,000 calls, after which
+ * no app's record was written. At most MAX_APPS apps keep state
+ * (instances, an id for the next launch); past that, the one used least
+ * recently, with no session open, keeps only its ids, for the app to
+ * delete at its next Register, as other ids to discard are kept
+ * (MAX_DISCARD of them); and past MAX_APPS apps so reduced, the one
+ * reduced earliest goes whole: what it saved is left to policyd's
+ * retention, which removes GTK's files after max-age-days. Even with
+ * every app at its own bounds (MAX_INSTANCES, MAX_DISCARD, an app id of
+ * 255 characters) the two make a record of 11.6 MiB, within
+ * RECORD_MAX_SIZE; a real app's entry is some 200 bytes. */
+#define MAX_APPS 1024
+/* Retention is policyd's (max-age-days), and the backend cannot read it
+ * cheaply: SrPolicyClient has it (sr_policy_client_get_max_age_days()),
+ * but SrPortalPolicy (sr-portal-policy.c), which holds the client, does
+ * not hand it out; with an accessor there, returning -1 until policyd is
+ * identified, the record could drop the entries older than that at each
+ * write, without a call. So policyd is asked, as for the app's launch,
+ * about each app whose newest state is older than a day (max-age-days
+ * counts whole days: younger state expires only at 0, where the app's
+ * next Register and the login are refused all the same), a minute after
+ * start, when the login's burst of calls has passed, and daily. */
+#define EXPIRE_FIRST_DELAY_MS (60 * 1000)
+#define EXPIRE_INTERVAL_SECS (24 * 60 * 60)
+#define EXPIRE_MIN_AGE_USEC (G_USEC_PER_SEC * (gint64) 24 * 60 * 60)
 /* How many names "<record>.<time>.unreadable" are tried, when the record
  * was set aside already in the same second. */
 #define SET_ASIDE_ATTEMPTS 100
@@ -81,6 +114,32 @@ record_max_size (void)
     return g_ascii_strtoull (test_max, NULL, 10);
 #endif
   return RECORD_MAX_SIZE;
+}
+
+static guint
+record_max_apps (void)
+{
+#if SR_TEST_BUILD
+  /* So that a test reaches it with a few apps. */
+  const char *test_max = g_getenv ("SR_PORTAL_RECORD_MAX_APPS");
+
+  if (test_max != NULL)
+    return g_ascii_strtoull (test_max, NULL, 10);
+#endif
+  return MAX_APPS;
+}
+
+static guint
+expire_first_delay_ms (void)
+{
+#if SR_TEST_BUILD
+  /* So that a test sees it without waiting a minute. */
+  const char *test_delay = g_getenv ("SR_PORTAL_EXPIRE_DELAY_MS");
+
+  if (test_delay != NULL)
+    return g_ascii_strtoull (test_delay, NULL, 10);
+#endif
+  return EXPIRE_FIRST_DELAY_MS;
 }
 
 /* Why a snapshot of @size bytes was not written: the log says it when it
@@ -114,9 +173,11 @@ sr_app_free (SrApp *app)
   g_free (app);
 }
 
-SrApp *
-sr_portal_record_app (SrPortal   *self,
-                      const char *app_id)
+static gboolean bound_apps (SrPortal *self, guint incoming);
+
+static SrApp *
+find_or_add_app (SrPortal   *self,
+                 const char *app_id)
 {
   SrApp *app = g_hash_table_lookup (self->apps, app_id);
 
@@ -130,6 +191,17 @@ sr_portal_record_app (SrPortal   *self,
       g_hash_table_insert (self->apps, app->app_id, app);
     }
   return app;
+}
+
+/* A new app makes room for itself (bound_apps()): the caller holds no
+ * other SrApp across this call. */
+SrApp *
+sr_portal_record_app (SrPortal   *self,
+                      const char *app_id)
+{
+  if (!g_hash_table_contains (self->apps, app_id))
+    bound_apps (self, 1);
+  return find_or_add_app (self, app_id);
 }
 
 SrInstance *
@@ -264,6 +336,181 @@ sr_portal_record_forget (SrPortal           *self,
              all ? "every app" : "some apps");
 }
 
+/* -- The bound on apps ---------------------------------------------------- */
+
+static gboolean
+app_has_state (SrApp *app)
+{
+  return app->instances->len > 0 || app->next_id != NULL;
+}
+
+/* When @app last saved or closed, as far as the record knows: its newest
+ * state's time, or, once it keeps only ids to delete, that of the state it
+ * had (next_saved_at, demote()). 0: not known. */
+static gint64
+app_used_at (SrApp *app)
+{
+  gint64 used_at = app->next_saved_at;
+
+  for (guint i = 0; i < app->instances->len; i++)
+    used_at = MAX (used_at, ((SrInstance *) g_ptr_array_index (app->instances, i))->saved_at);
+  return used_at;
+}
+
+/* Whether @app may leave the record, or lose its state: no session of its
+ * is open or waiting for Register's answer, and the login is not
+ * reopening one of its instances. */
+static gboolean
+app_is_idle (SrPortal *self,
+             SrApp    *app)
+{
+  if (sr_portal_app_sessions (self, app->app_id) > 0)
+    return FALSE;
+  for (guint i = 0; i < app->instances->len; i++)
+    {
+      SrInstance *instance = g_ptr_array_index (app->instances, i);
+      if (instance->live != NULL || instance->reopened)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* @app keeps only ids for it to delete: its instances' and its next
+ * launch's join those it had. */
+static void
+demote (SrApp *app)
+{
+  gint64 used_at = app_used_at (app);
+
+  for (guint i = 0; i < app->instances->len; i++)
+    sr_portal_app_discard (app, ((SrInstance *) g_ptr_array_index (app->instances, i))->id);
+  if (app->next_id != NULL)
+    sr_portal_app_discard (app, app->next_id);
+  g_ptr_array_set_size (app->instances, 0);
+  g_clear_pointer (&app->next_id, g_free);
+  app->next_saved_at = used_at;
+}
+
+typedef struct {
+  SrApp *app;               /* (unowned) */
+  gint64 used_at;
+} Candidate;
+
+static int
+compare_used_at (gconstpointer a,
+                 gconstpointer b)
+{
+  const Candidate *ca = a, *cb = b;
+
+  return (ca->used_at > cb->used_at) - (ca->used_at < cb->used_at);
+}
+
+/* The @count used least recently of @candidates first: one at a time,
+ * or by sorting them all when many are wanted (a record read past the
+ * bound). */
+static void
+oldest_first (GArray *candidates,
+              guint   count)
+{
+  if (count > 16)
+    {
+      g_array_sort (candidates, compare_used_at);
+      return;
+    }
+  for (guint i = 0; i < count && i < candidates->len; i++)
+    {
+      guint oldest = i;
+      Candidate swap;
+
+      for (guint j = i + 1; j < candidates->len; j++)
+        if (compare_used_at (&g_array_index (candidates, Candidate, j),
+                             &g_array_index (candidates, Candidate, oldest)) < 0)
+          oldest = j;
+      swap = g_array_index (candidates, Candidate, i);
+      g_array_index (candidates, Candidate, i) = g_array_index (candidates, Candidate, oldest);
+      g_array_index (candidates, Candidate, oldest) = swap;
+    }
+}
+
+/* Keeps the record within its bound (MAX_APPS, above), with room for
+ * @incoming new apps with state: at most MAX_APPS apps with state, and as
+ * many with only ids to delete. Entries that hold nothing go. Apps with a
+ * session open stay whatever their number (SR_PORTAL_MAX_SESSIONS bounds
+ * those). Said once in the log when it first makes room, and again once
+ * the record has come down to half of it. TRUE when an app was changed. */
+static gboolean
+bound_apps (SrPortal *self,
+            guint     incoming)
+{
+  guint max = record_max_apps ();
+  guint with_state = 0, with_ids = 0, demoted = 0, dropped = 0;
+  g_autoptr(GArray) stateful = NULL;
+  g_autoptr(GArray) reduced = NULL;
+  GHashTableIter iter;
+  SrApp *app;
+
+  if (g_hash_table_size (self->apps) + incoming <= max)
+    {
+      if (g_hash_table_size (self->apps) <= max / 2)
+        self->apps_bound_said = FALSE;
+      return FALSE;
+    }
+
+  stateful = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  reduced = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    {
+      gboolean has_state = app_has_state (app);
+      Candidate candidate = { app, app_used_at (app) };
+
+      if (!has_state && app->discard->len == 0 && app->cleared_ids->len == 0 &&
+          app_is_idle (self, app))
+        {
+          g_hash_table_iter_remove (&iter);
+          continue;
+        }
+      if (has_state)
+        with_state++;
+      else
+        with_ids++;
+      if (app_is_idle (self, app))
+        g_array_append_val (has_state ? stateful : reduced, candidate);
+    }
+
+  if (with_state + incoming > max)
+    {
+      oldest_first (stateful, with_state + incoming - max);
+      for (guint i = 0; i < stateful->len && with_state + incoming > max; i++, demoted++)
+        {
+          Candidate *candidate = &g_array_index (stateful, Candidate, i);
+
+          demote (candidate->app);
+          g_array_append_val (reduced, *candidate);
+          with_state--;
+          with_ids++;
+        }
+    }
+  if (with_ids > max)
+    {
+      oldest_first (reduced, with_ids - max);
+      for (guint i = 0; i < reduced->len && with_ids > max; i++, dropped++)
+        {
+          g_hash_table_remove (self->apps, g_array_index (reduced, Candidate, i).app->app_id);
+          with_ids--;
+        }
+    }
+
+  if ((demoted > 0 || dropped > 0) && !self->apps_bound_said)
+    {
+      g_message ("The record holds %u apps with state, its most: for each new one, the app "
+                 "used least recently keeps only its ids to delete (for %u apps at the most)",
+                 max, max);
+      self->apps_bound_said = TRUE;
+    }
+  return demoted > 0 || dropped > 0;
+}
+
 static void
 load_app (SrPortal   *self,
           const char *app_id,
@@ -271,7 +518,7 @@ load_app (SrPortal   *self,
           GVariant   *instances,
           gboolean    dirty)
 {
-  SrApp *app = sr_portal_record_app (self, app_id);
+  SrApp *app = find_or_add_app (self, app_id);
   g_autofree char *next_id = NULL;
   g_autofree const char **discarded = NULL;
   GVariantIter iter;
@@ -311,6 +558,116 @@ load_app (SrPortal   *self,
        * (the one just read, too, is weighed), the others' ids to discard. */
       keep_newest (app, MAX_INSTANCES);
     }
+}
+
+/* -- Retention -------------------------------------------------------------- */
+
+/* One round of questions to policyd (expire_due()). */
+typedef struct {
+  SrPortal *self;           /* (unowned) */
+  guint pending;            /* answers to come, and one for expire_due() */
+  guint asked;
+  guint dropped;
+} Sweep;
+
+typedef struct {
+  Sweep *sweep;             /* (unowned): goes with its last question */
+  char *app_id;             /* (owned) */
+  gint64 used_at;           /* the state asked about */
+} Question;
+
+/* The answers on which an app's entry goes whole, ids to delete and all:
+ * those on which the login discards state (sr-portal-login.c), and whose
+ * files policyd removes itself (retention, Clear, the purge of opted-out
+ * apps' state, and of everything when switched off). A fault never
+ * discards: a check that failed keeps the app. */
+static gboolean
+why_drops (const char *why)
+{
+  const char *const dropping[] = { "expired", "cleared", "excluded", "disabled", NULL };
+
+  return why != NULL && g_strv_contains (dropping, why);
+}
+
+static void
+sweep_done (Sweep *sweep)
+{
+  if (--sweep->pending > 0)
+    return;
+  if (sweep->asked > 0)
+    g_message ("Retention: policyd was asked about %u apps of the record with older state; "
+               "%u left it, whose state it no longer restores", sweep->asked, sweep->dropped);
+  g_free (sweep);
+}
+
+/* In the main loop, where it was asked. */
+static void
+expire_checked (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Question *question = user_data;
+  Sweep *sweep = question->sweep;
+  SrPortal *self = sweep->self;
+  g_autofree char *why = NULL;
+  SrApp *app;
+
+  /* The reason alone says it: each of those is a refusal. */
+  (void) sr_portal_policy_check_finish (self->policy, result, &why);
+  app = self->closing ? NULL : g_hash_table_lookup (self->apps, question->app_id);
+  /* Unless the app came back meanwhile. */
+  if (app != NULL && why_drops (why) && app_is_idle (self, app) &&
+      app_has_state (app) && app_used_at (app) <= question->used_at)
+    {
+      g_hash_table_remove (self->apps, question->app_id);
+      sweep->dropped++;
+      sr_portal_record_save (self);
+    }
+  g_free (question->app_id);
+  g_free (question);
+  sweep_done (sweep);
+}
+
+/* policyd is asked about each app of the record with no session open
+ * whose state is older than a day (EXPIRE_MIN_AGE_USEC, above), as for a
+ * launch of it with that state. */
+static gboolean
+expire_due (gpointer user_data)
+{
+  SrPortal *self = user_data;
+  gint64 before = g_get_real_time () - EXPIRE_MIN_AGE_USEC;
+  Sweep *sweep = g_new0 (Sweep, 1);
+  GHashTableIter iter;
+  SrApp *app;
+
+  sweep->self = self;
+  sweep->pending = 1;
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    {
+      gint64 used_at = app_used_at (app);
+      Question *question;
+
+      if (!app_has_state (app) || used_at <= 0 || used_at >= before || !app_is_idle (self, app))
+        continue;
+      question = g_new0 (Question, 1);
+      question->sweep = sweep;
+      question->app_id = g_strdup (app->app_id);
+      question->used_at = used_at;
+      sweep->pending++;
+      sweep->asked++;
+      sr_portal_policy_check_async (self->policy, app->app_id, SR_RESTORE_REASON_LAUNCH, used_at,
+                                    FALSE, expire_checked, question);
+    }
+  sweep_done (sweep);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+expire_first (gpointer user_data)
+{
+  expire_due (user_data);
+  g_timeout_add_seconds (EXPIRE_INTERVAL_SECS, expire_due, user_data);
 }
 
 /* -- Reading the record at start ------------------------------------------ */
@@ -505,15 +862,20 @@ read_record (SrPortal *self)
       g_variant_unref (props);
       g_variant_unref (list);
     }
+  /* A record written with more apps than the bound, or under a larger
+   * one: the bound holds from the start, and on disk soon after. */
+  if (bound_apps (self, 0))
+    sr_portal_record_save (self);
 }
 
 /* Once, at start, before the bus name is taken: what interrupted writes
- * left, then the record. */
+ * left, then the record; retention is applied later (expire_due()). */
 void
 sr_portal_record_load (SrPortal *self)
 {
   sr_record_writer_remove_leftovers (self->writer);
   read_record (self);
+  g_timeout_add_once (expire_first_delay_ms (), expire_first, self);
 }
 
 static GVariant *
@@ -527,6 +889,10 @@ app_to_variant (SrApp *app)
       g_variant_builder_add (&props, "{sv}", "next-instance-id", g_variant_new_string (app->next_id));
       g_variant_builder_add (&props, "{sv}", "next-saved-at", g_variant_new_int64 (app->next_saved_at));
     }
+  /* One with ids to delete only: when it last had state, which orders
+   * such entries (bound_apps()). */
+  else if (app->instances->len == 0 && app->discard->len > 0 && app->next_saved_at != 0)
+    g_variant_builder_add (&props, "{sv}", "next-saved-at", g_variant_new_int64 (app->next_saved_at));
   if (app->discard->len > 0)
     g_variant_builder_add (&props, "{sv}", "discarded-instance-ids",
                            g_variant_new_strv ((const char * const *) app->discard->pdata,
@@ -570,6 +936,8 @@ sr_portal_record_save_now (SrPortal *self)
   /* Not written this run (read_record()): no snapshot either. */
   if (sr_record_writer_is_held (self->writer))
     return;
+  /* An app that came back with state from the ids it had to delete. */
+  bound_apps (self, 0);
   ids = g_list_sort (g_hash_table_get_keys (self->apps), (GCompareFunc) g_strcmp0);
   g_variant_builder_init (&instances, G_VARIANT_TYPE (INSTANCES_TYPE));
   for (GList *l = ids; l != NULL; l = l->next)

@@ -119,6 +119,7 @@ typedef struct {
   SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
   gsize record_too_large;        /* the size of the last snapshot when it was
                                   * not written, too large; otherwise 0 */
+  gboolean apps_bound_said;      /* the record's bound on apps was reached, logged */
   guint save_id;                 /* a snapshot of the record is due */
   GHashTable *apps;              /* (owned) app id → SrApp */
   GHashTable *sessions;          /* (owned) handle → SrPortalSession */

@@ -1,6 +1,7 @@
 """session-restore-portal's record (portal/sr-portal-record.c) against
-faults: a record it cannot take in is never written over, and what a kill
-in the middle of a write leaves is removed."""
+faults and floods: a record it cannot take in is never written over, what
+a kill in the middle of a write leaves is removed, and the apps it keeps
+are bounded, and expire with policyd's retention."""
 import glob
 import os
 import signal
@@ -273,3 +274,119 @@ class TestLeftovers(RecordTestCase):
         self.s.clear()
         self.assertEqual(self.leftovers(), [])
         self.assertEqual(self.record_apps(), {})
+
+
+class TestAppBound(RecordTestCase):
+    """48,000 Registers under distinct app ids grew the backend by 200 MiB
+    and the record past the size the next start reads, after which no
+    app's record was written. The bound lowered to 4 apps
+    (SR_PORTAL_RECORD_MAX_APPS in test builds)."""
+    MAX_APPS = 4
+
+    def quit_apps(self, names):
+        ids = {}
+        for name in names:
+            a = self.app(name)
+            ids[name] = a.instance_id
+            a.quit()
+            self.sync_frontend()
+        return ids
+
+    def bound_said(self):
+        return self.log().count('its most: for each new one')
+
+    def test_the_least_recently_used_app_keeps_only_its_ids_to_delete(self):
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_APPS=str(self.MAX_APPS))
+        # The oldest of all, but running: it stays.
+        running = self.app('org.example.Running')
+        apps = [f'org.example.App{i}' for i in range(10)]
+        ids = self.quit_apps(apps)
+        record = self.record_apps()
+        # With state: the running app and the three used last.
+        with_state = sorted(a for a, (props, instances) in record.items()
+                            if instances or 'next-instance-id' in props)
+        self.assertEqual(with_state, ['org.example.App7', 'org.example.App8', 'org.example.App9',
+                                      'org.example.Running'])
+        self.assertEqual(record['org.example.Running'][1][0]['instance-id'], running.instance_id)
+        # Reduced to their ids to delete: the four used before them; the
+        # three before those are gone whole.
+        for name in apps[3:7]:
+            props, instances = record[name]
+            self.assertEqual(instances, [])
+            self.assertNotIn('next-instance-id', props)
+            self.assertEqual(props['discarded-instance-ids'], [ids[name]])
+        for name in apps[:3]:
+            self.assertNotIn(name, record)
+        self.assertEqual(len(record), 2 * self.MAX_APPS)
+        # One of them back: it deletes what it saved before, and the one
+        # with state used least recently makes room.
+        back = self.app('org.example.App4')
+        self.assertEqual(back.registration['discard-instance-ids'], [ids['org.example.App4']])
+        self.assertNotEqual(back.instance_id, ids['org.example.App4'])
+        back.quit()
+        self.sync_frontend()
+        record = self.record_apps()
+        self.assertNotIn('next-instance-id', record['org.example.App7'][0])
+        self.assertEqual(record['org.example.App4'][0]['next-instance-id'], back.instance_id)
+        self.assertEqual(self.bound_said(), 1)
+        running.quit()
+
+    def test_a_record_past_the_bound_is_cut_down_at_start(self):
+        now = GLib.get_real_time()
+        apps = {f'org.example.App{i}': closed_app(f'{i:012x}', now - (10 - i) * 1000000)
+                for i in range(10)}
+        self.restart_on(record_bytes(apps), SR_PORTAL_RECORD_MAX_APPS=str(self.MAX_APPS))
+        self.sync_backend()
+        record = self.record_apps()
+        self.assertEqual(sorted(a for a, (props, _) in record.items() if 'next-instance-id' in props),
+                         [f'org.example.App{i}' for i in range(6, 10)])
+        self.assertEqual(sorted(a for a, (props, _) in record.items() if 'next-instance-id' not in props),
+                         [f'org.example.App{i}' for i in range(2, 6)])
+        self.assertEqual(record['org.example.App2'][0]['discarded-instance-ids'], [f'{2:012x}'])
+        self.assertEqual(self.bound_said(), 1)
+        # The order of those reduced outlives a restart: the next to go is
+        # the one reduced first.
+        self.stop(self.backend)
+        self.start_backend(SR_PORTAL_RECORD_MAX_APPS=str(self.MAX_APPS))
+        self.quit_apps(['org.example.New'])
+        record = self.record_apps()
+        self.assertNotIn('org.example.App2', record)
+        self.assertIn('org.example.App3', record)
+        self.assertEqual(len(record), 2 * self.MAX_APPS)
+
+
+class TestRetention(RecordTestCase):
+    """An app whose state was past max-age-days stayed in the record for
+    good: policyd's purge took it from the file, and the backend's next
+    write put it back."""
+    def start_on_old_state(self):
+        now = GLib.get_real_time()
+        day = 86400 * 1000000
+        self.restart_on(record_bytes({
+            'org.example.Old': closed_app('0123456789ab', now - 40 * day),
+            'org.example.Fresh': closed_app('ba9876543210', now - 2 * day)}),
+            SR_PORTAL_EXPIRE_DELAY_MS='0')
+
+    def test_apps_past_retention_leave_the_record(self):
+        self.start_on_old_state()
+        self.wait_for_sweep('2 apps of the record with older state; 1 left it')
+        # The next write is from memory, policyd's purge or not.
+        self.app('org.example.Other').quit()
+        self.sync_frontend()
+        record = self.record_apps()
+        self.assertNotIn('org.example.Old', record)
+        self.assertIn('org.example.Fresh', record)
+
+    def test_apps_kept_forever_stay(self):
+        self.s.gsettings('set', 'max-age-days', '-1')
+        self.start_on_old_state()
+        self.wait_for_sweep('2 apps of the record with older state; 0 left it')
+        self.app('org.example.Other').quit()
+        self.sync_frontend()
+        self.assertIn('org.example.Old', self.record_apps())
+
+    def wait_for_sweep(self, said):
+        self.s.wait_until(lambda: 'Retention: policyd was asked about' in self.log(), timeout=30,
+                          what='the retention sweep')
+        self.assertIn(said, self.log())
