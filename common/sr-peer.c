@@ -301,15 +301,18 @@ verify_owner_thread (GTask        *task,
   GError *error = NULL;
   const char *owner = NULL;
 
-  reply = g_dbus_connection_call_sync (check->bus, "org.freedesktop.DBus",
-                                       "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetNameOwner",
-                                       g_variant_new ("(s)", check->well_known_name),
-                                       G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE, -1,
-                                       cancellable, NULL);
-  if (reply != NULL)
-    g_variant_get (reply, "(&s)", &owner);
-  if (g_strcmp0 (owner, check->unique_name) != 0)
+  if (check->well_known_name != NULL)
+    {
+      reply = g_dbus_connection_call_sync (check->bus, "org.freedesktop.DBus",
+                                           "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                           "GetNameOwner",
+                                           g_variant_new ("(s)", check->well_known_name),
+                                           G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE, -1,
+                                           cancellable, NULL);
+      if (reply != NULL)
+        g_variant_get (reply, "(&s)", &owner);
+    }
+  if (check->well_known_name != NULL && g_strcmp0 (owner, check->unique_name) != 0)
     g_task_return_new_error (task, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                              "it does not own %s", check->well_known_name);
   else if (!sr_peer_verify_sync (check->bus, check->unique_name, check->expected_executable,
@@ -319,8 +322,9 @@ verify_owner_thread (GTask        *task,
     g_task_return_boolean (task, TRUE);
 }
 
-/* Whether @unique_name is the owner of @well_known_name now, and passes
- * sr_peer_verify_sync(); on a worker thread. */
+/* Whether @unique_name is the owner of @well_known_name now (NULL: of
+ * whatever it owns), and passes sr_peer_verify_sync(); on a worker
+ * thread. */
 void
 sr_peer_verify_owner_async (GDBusConnection     *bus,
                             const char          *well_known_name,

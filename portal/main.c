@@ -19,6 +19,7 @@
 
 #include <glib-unix.h>
 
+#include "sr-peer.h"
 #include "sr-portal.h"
 #include "sr-portal-control.h"
 #include "sr-log.h"
@@ -82,8 +83,60 @@ control_done (GObject      *source,
                                            "%s", error->message);
 }
 
-/* org.gnome.SessionRestore.Portal, in the main loop. The answers come
- * once done (control_done()). */
+/* The most callers of the control interface remembered as verified;
+ * past it they are verified again. ctl makes a new one at each run. */
+#define MAX_CONTROL_CALLERS 64
+
+static void
+control_run (SrPortal              *portal,
+             GDBusMethodInvocation *invocation)
+{
+  const char *method = g_dbus_method_invocation_get_method_name (invocation);
+
+  g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
+  if (g_str_equal (method, "EndSession"))
+    sr_portal_end_session_async (portal, control_done, g_object_ref (invocation));
+  else if (g_str_equal (method, "Login"))
+    sr_portal_login_async (portal, control_done, g_object_ref (invocation));
+  else if (g_str_equal (method, "Sync"))
+    sr_portal_record_flush_async (portal, control_done, g_object_ref (invocation));
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
+                                           "No method %s", method);
+}
+
+static void
+control_caller_verified (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(GDBusMethodInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  SrPortal *portal = g_object_get_data (G_OBJECT (invocation), "sr-portal");
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+
+  if (!sr_peer_verify_owner_finish (result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      g_message ("Refused %s to %s: %s", g_dbus_method_invocation_get_method_name (invocation),
+                 sender, error->message);
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                             "Only a program of the user outside any sandbox "
+                                             "may call %s: %s",
+                                             g_dbus_method_invocation_get_method_name (invocation),
+                                             error->message);
+      return;
+    }
+  if (g_hash_table_size (portal->control_callers) >= MAX_CONTROL_CALLERS)
+    g_hash_table_remove_all (portal->control_callers);
+  g_hash_table_add (portal->control_callers, g_strdup (sender));
+  control_run (portal, g_steal_pointer (&invocation));
+}
+
+/* org.gnome.SessionRestore.Portal, in the main loop, for host processes
+ * of the user alone: EndSession decides what the next login reopens, and
+ * a sandbox must not. The answers come once done (control_done()). */
 static void
 control_method_call (GDBusConnection       *connection,
                      const char            *sender,
@@ -96,16 +149,14 @@ control_method_call (GDBusConnection       *connection,
 {
   SrPortal *portal = user_data;
 
+  if (sender != NULL && g_hash_table_contains (portal->control_callers, sender))
+    {
+      control_run (portal, invocation);
+      return;
+    }
   g_object_set_data (G_OBJECT (invocation), "sr-portal", portal);
-  if (g_str_equal (method, "EndSession"))
-    sr_portal_end_session_async (portal, control_done, g_object_ref (invocation));
-  else if (g_str_equal (method, "Login"))
-    sr_portal_login_async (portal, control_done, g_object_ref (invocation));
-  else if (g_str_equal (method, "Sync"))
-    sr_portal_record_flush_async (portal, control_done, g_object_ref (invocation));
-  else
-    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
-                                           "No method %s", method);
+  sr_peer_verify_owner_async (connection, NULL, sender, NULL, portal->frontend_cancellable,
+                              control_caller_verified, g_object_ref (invocation));
 }
 
 static const GDBusInterfaceVTable control_vtable = {
@@ -181,6 +232,7 @@ run_backend (void)
   portal.sender_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   portal.apps_at_bound = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   portal.tombstones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  portal.control_callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_mutex_init (&portal.subtree_lock);
   g_rec_mutex_init (&portal.lock);
   g_rec_mutex_lock (&portal.lock);
@@ -189,6 +241,7 @@ run_backend (void)
 
   /* The filter first: it hears policyd's clears from the moment policyd
    * can know the backend. */
+  sr_portal_frontend_watch (&portal);
   if (!sr_portal_sessions_export (&portal, &error))
     {
       g_printerr ("session-restore-portal: %s\n", error->message);
@@ -221,6 +274,7 @@ run_backend (void)
   g_main_loop_run (loop);
 
   g_bus_unown_name (owner_id);
+  sr_portal_frontend_unwatch (&portal);
   sr_portal_unwatch_logind (&portal);
   sr_portal_sessions_unexport (&portal);
   g_dbus_connection_unregister_object (portal.bus, backend.control_id);
@@ -248,6 +302,14 @@ run_backend (void)
   g_clear_pointer (&portal.round_waiters, g_ptr_array_unref);
   g_clear_handle_id (&portal.round_timeout_id, g_source_remove);
   g_clear_handle_id (&portal.end_timeout_id, g_source_remove);
+  g_clear_handle_id (&portal.ending_timeout_id, g_source_remove);
+  g_clear_handle_id (&portal.reopened_timeout_id, g_source_remove);
+  g_clear_pointer (&portal.control_callers, g_hash_table_unref);
+  g_clear_pointer (&portal.frontend_held, g_ptr_array_unref);
+  g_free (portal.frontend);
+  g_free (portal.frontend_owner);
+  g_free (portal.frontend_refused);
+  g_free (portal.frontend_checking);
   g_mutex_clear (&portal.subtree_lock);
   g_free (portal.desktop);
   g_free (portal.record_path);

@@ -6,7 +6,13 @@
  * (EndSession, for desktops with neither). Every registered app gets SaveHint; after their
  * SaveHintResponse, or 3 s, the record says durably which apps were open
  * (dirty false), for the next login. From then on an app leaving the bus
- * is the session ending, not a crash nor a voluntary close.
+ * is the session ending, not a crash nor a voluntary close; until a
+ * login (Login), or until the ending is called off: logind cancelled the
+ * shutdown (PrepareForShutdown(false)), or ENDING_TIMEOUT_S passed and
+ * the backend still runs, so the session went on after all (a session
+ * end said by session-restore-ctl, and no logout after it). Then the
+ * apps still open are open again, and those that closed meanwhile are
+ * taken as they closed (sr_portal_end_called_off()).
  *
  * Before suspend (PrepareForSleep) apps only get SaveHint, and the round
  * is over once they answered or 3 s have passed.
@@ -18,6 +24,12 @@
 #include "config.h"
 
 #include "sr-portal.h"
+
+/* How long an ended session may go on without a login before the ending
+ * is called off: a logout that follows a session end has stopped the
+ * backend long before (its unit stops with the graphical session, and
+ * systemd gives that 90 s at most, most of it to apps that hang). */
+#define ENDING_TIMEOUT_S 120
 
 /* SaveHint to every registered app; returns how many. */
 static guint
@@ -32,10 +44,7 @@ save_hint_all (SrPortal *self)
     {
       if (!session->answered || session->closed || session->instance_id == NULL)
         continue;
-      /* To the frontend, which passes it on to the app of that handle. */
-      g_dbus_connection_emit_signal (self->bus, NULL, SR_PORTAL_OBJECT_PATH,
-                                     "org.freedesktop.impl.portal.SaveRestore", "SaveHint",
-                                     g_variant_new ("(o)", session->handle), NULL);
+      sr_portal_send_to_session (self, session, "SaveHint");
       session->save_hint_sent = TRUE;
       sent++;
     }
@@ -53,6 +62,79 @@ live_instance (SrPortal        *self,
     return NULL;
   app = g_hash_table_lookup (self->apps, session->app_id);
   return app != NULL ? sr_portal_app_find_instance (app, session->instance_id) : NULL;
+}
+
+static void finish_end (SrPortal *self);
+
+static guint
+ending_timeout_ms (void)
+{
+#if SR_TEST_BUILD
+  const char *test_ms = g_getenv ("SR_PORTAL_ENDING_TIMEOUT_MS");
+
+  if (test_ms != NULL)
+    return (guint) g_ascii_strtoull (test_ms, NULL, 10);
+#endif
+  return ENDING_TIMEOUT_S * 1000;
+}
+
+static gboolean
+ending_timed_out (gpointer user_data)
+{
+  SrPortal *self = user_data;
+
+  self->ending_timeout_id = 0;
+  sr_portal_end_called_off (self, "the session went on without a login");
+  return G_SOURCE_REMOVE;
+}
+
+/* The ending is called off (@why, for the log): the session goes on. The
+ * apps still open run on, and the apps that closed while it was ending
+ * are taken as they closed: an app the user closed is not reopened at
+ * the next login, and one that crashed is a crash. */
+void
+sr_portal_end_called_off (SrPortal   *self,
+                          const char *why)
+{
+  GHashTableIter iter;
+  SrApp *app;
+  guint running = 0, closed = 0;
+
+  if (!self->ending)
+    return;
+  /* A SaveHint round still under way ends first, as it would have. */
+  if (self->end_waiters != NULL)
+    finish_end (self);
+  self->ending = FALSE;
+  g_clear_handle_id (&self->ending_timeout_id, g_source_remove);
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    for (guint i = 0; i < app->instances->len;)
+      {
+        SrInstance *instance = g_ptr_array_index (app->instances, i);
+        guint before = app->instances->len;
+
+        if (instance->live != NULL)
+          {
+            instance->at_session_end = FALSE;
+            running++;
+          }
+        else if (instance->closed_ending != 0)
+          {
+            SrCloseKind kind = instance->closed_ending - 1;
+
+            if (kind != SR_CLOSE_UNKNOWN)
+              sr_portal_policy_note_exit (self->policy, app->app_id, kind == SR_CLOSE_VOLUNTARY);
+            sr_portal_instance_closed (app, instance, kind);
+            closed++;
+          }
+        /* A voluntary close took it out of the list. */
+        if (app->instances->len == before)
+          i++;
+      }
+  g_message ("The session's end was called off (%s): %u apps run on, %u closed meanwhile",
+             why, running, closed);
+  sr_portal_record_save (self);
 }
 
 static void
@@ -105,6 +187,8 @@ finish_end (SrPortal *self)
     }
   g_message ("The session is ending with %u apps open", open);
   sr_portal_record_save_now (self);
+  if (self->ending_timeout_id == 0)
+    self->ending_timeout_id = g_timeout_add (ending_timeout_ms (), ending_timed_out, self);
 
   if (self->ended_waiters == NULL)
     self->ended_waiters = g_ptr_array_new_with_free_func (g_object_unref);
@@ -179,13 +263,15 @@ sr_portal_save_hint_round_async (SrPortal            *self,
     self->round_timeout_id = g_timeout_add (SR_PORTAL_SAVE_HINT_TIMEOUT_MS, round_timed_out, self);
 }
 
+/* @session answered its SaveHint; NULL: sessions went away without it. */
 void
 sr_portal_save_hint_response (SrPortal        *self,
                               SrPortalSession *session)
 {
-  SrInstance *instance = live_instance (self, session);
+  SrInstance *instance = session != NULL ? live_instance (self, session) : NULL;
 
-  session->save_hint_sent = FALSE;
+  if (session != NULL)
+    session->save_hint_sent = FALSE;
   if (instance != NULL)
     {
       instance->saved_at = g_get_real_time ();
@@ -213,6 +299,8 @@ sr_portal_end_session_async (SrPortal            *self,
       return;
     }
   self->ending = TRUE;
+  /* The login's reopened apps that never came are not waited for. */
+  sr_portal_login_forget_marks (self);
   self->end_waiters = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (self->end_waiters, g_steal_pointer (&task));
   if (save_hint_all (self) == 0)

@@ -8,6 +8,9 @@
  * that their Register gets RESTORE. State policyd will not restore because
  * it was cleared, opted out or expired is discarded; state merely not
  * reopened now (the user said no, or "Do not restore") stays for a LAUNCH.
+ * A mark no app claims within REOPEN_CLAIM_S (the app failed to start,
+ * or does not register) is dropped, so that a later launch by hand is a
+ * LAUNCH, not a RESTORE with a prompt.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,6 +22,9 @@
 
 #include "sr-portal.h"
 
+/* How long an app the login reopened has to register as reopened. */
+#define REOPEN_CLAIM_S 120
+
 typedef struct {
   SrPortal *self;     /* (unowned) */
   guint pending;
@@ -29,13 +35,6 @@ typedef struct {
   GTask *task;        /* (owned) */
   char *app_id;       /* (owned) */
 } AppCheck;
-
-static gboolean
-why_discards (const char *why)
-{
-  const char *const discarding[] = { "excluded", "disabled", "cleared", "expired", NULL };
-  return why != NULL && g_strv_contains (discarding, why);
-}
 
 static gboolean
 launch (const char *app_id)
@@ -75,11 +74,10 @@ relaunch (SrPortal   *self,
 }
 
 static void
-apply (SrPortal   *self,
-       Login      *login,
-       const char *app_id,
-       gboolean    allowed,
-       const char *why)
+apply (SrPortal        *self,
+       Login           *login,
+       const char      *app_id,
+       SrPortalVerdict  verdict)
 {
   SrApp *app = g_hash_table_lookup (self->apps, app_id);
 
@@ -95,7 +93,7 @@ apply (SrPortal   *self,
           continue;
         }
       instance->at_session_end = FALSE;
-      if (allowed)
+      if (verdict == SR_PORTAL_VERDICT_RESTORE)
         {
           g_autofree char *id = g_strdup (instance->id);
           gboolean launched;
@@ -114,7 +112,7 @@ apply (SrPortal   *self,
           i = 0;   /* the list may have changed: the done ones are skipped */
           continue;
         }
-      else if (why_discards (why))
+      else if (verdict == SR_PORTAL_VERDICT_DISCARD)
         {
           sr_portal_app_discard (app, instance->id);
           sr_portal_app_remove_instance (app, instance);
@@ -122,6 +120,69 @@ apply (SrPortal   *self,
         }
       i++;
     }
+}
+
+/* The login's marks that no app claimed are dropped. */
+void
+sr_portal_login_forget_marks (SrPortal *self)
+{
+  GHashTableIter iter;
+  SrApp *app;
+  guint dropped = 0;
+
+  g_clear_handle_id (&self->reopened_timeout_id, g_source_remove);
+  g_hash_table_iter_init (&iter, self->apps);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
+    for (guint i = 0; i < app->instances->len; i++)
+      {
+        SrInstance *instance = g_ptr_array_index (app->instances, i);
+        if (instance->reopened && instance->live == NULL)
+          {
+            instance->reopened = FALSE;
+            dropped++;
+          }
+      }
+  if (dropped > 0)
+    g_message ("%u apps reopened at login never registered: their next launch is a launch",
+               dropped);
+}
+
+static gboolean
+claims_due (gpointer user_data)
+{
+  SrPortal *self = user_data;
+
+  self->reopened_timeout_id = 0;
+  sr_portal_login_forget_marks (self);
+  return G_SOURCE_REMOVE;
+}
+
+static guint
+reopen_claim_ms (void)
+{
+#if SR_TEST_BUILD
+  const char *test_ms = g_getenv ("SR_PORTAL_REOPEN_CLAIM_MS");
+
+  if (test_ms != NULL)
+    return (guint) g_ascii_strtoull (test_ms, NULL, 10);
+#endif
+  return REOPEN_CLAIM_S * 1000;
+}
+
+static void
+login_done (SrPortal *self,
+            GTask    *task)
+{
+  Login *login = g_task_get_task_data (task);
+
+  self->ending = FALSE;
+  if (login->launched > 0)
+    {
+      g_clear_handle_id (&self->reopened_timeout_id, g_source_remove);
+      self->reopened_timeout_id = g_timeout_add (reopen_claim_ms (), claims_due, self);
+    }
+  sr_portal_record_save (self);
+  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -132,16 +193,13 @@ checked (GObject      *source,
   AppCheck *check = user_data;
   Login *login = g_task_get_task_data (check->task);
   g_autofree char *why = NULL;
-  gboolean allowed = sr_portal_policy_check_finish (login->self->policy, result, &why);
+  SrPortalVerdict verdict = sr_portal_policy_check_finish (login->self->policy, result, &why);
 
-  g_message ("Login: %s %s (%s)", allowed ? "reopening" : "not reopening", check->app_id, why);
-  apply (login->self, login, check->app_id, allowed, why);
+  g_message ("Login: %s %s (%s)", verdict == SR_PORTAL_VERDICT_RESTORE ? "reopening" : "not reopening",
+             check->app_id, why);
+  apply (login->self, login, check->app_id, verdict);
   if (--login->pending == 0)
-    {
-      login->self->ending = FALSE;
-      sr_portal_record_save (login->self);
-      g_task_return_boolean (check->task, TRUE);
-    }
+    login_done (login->self, check->task);
   g_object_unref (check->task);
   g_free (check->app_id);
   g_free (check);
@@ -162,6 +220,7 @@ sr_portal_login_async (SrPortal            *self,
   g_task_set_source_tag (task, sr_portal_login_async);
   /* A new desktop session has begun, whatever the last one left. */
   self->ending = FALSE;
+  g_clear_handle_id (&self->ending_timeout_id, g_source_remove);
 
   g_hash_table_iter_init (&iter, self->apps);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &app))
@@ -189,10 +248,7 @@ sr_portal_login_async (SrPortal            *self,
                                     TRUE, checked, check);
     }
   if (login->pending == 0)
-    {
-      sr_portal_record_save (self);
-      g_task_return_boolean (task, TRUE);
-    }
+    login_done (self, task);
 }
 
 gboolean

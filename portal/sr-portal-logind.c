@@ -8,7 +8,8 @@
  * its start without one, sr_portal_watch_logind()): it is released once the apps have
  * answered (or 3 s have passed) and the record is on disk, and taken
  * again when logind says the shutdown was cancelled or the system resumed
- * (the same signals with false).
+ * (the same signals with false); a cancelled shutdown calls the session's
+ * ending off.
  *
  * Without a system bus or logind only SIGTERM and EndSession end the
  * session.
@@ -126,7 +127,10 @@ logind_signal (GDBusConnection *connection,
   g_variant_get (parameters, "(b)", &start);
   if (!start)
     {
-      /* Resumed, or the shutdown was cancelled: the next one waits too. */
+      /* Resumed, or the shutdown was cancelled: the next one waits too,
+       * and a cancelled shutdown did not end the session. */
+      if (g_str_equal (signal, "PrepareForShutdown"))
+        sr_portal_end_called_off (self, "the shutdown was cancelled");
       take_inhibitor (self);
       return;
     }

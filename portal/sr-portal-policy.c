@@ -253,7 +253,8 @@ on_client_ready_cb (GObject      *source,
     return;   /* freed: the backend is exiting */
   self = user_data;
   /* Failed otherwise, the client fails every call it is given: the
-   * checks say no, as they do when policyd cannot be asked. */
+   * checks restore nothing and discard nothing, as when policyd cannot
+   * be asked. */
   if (error != NULL)
     g_warning ("Could not reach policyd: %s", error->message);
   self->initialized = TRUE;
@@ -294,7 +295,7 @@ sr_portal_policy_free (SrPortalPolicy *self)
       if (call->check != NULL)
         {
           g_task_set_task_data (call->check, g_strdup ("the backend is exiting"), g_free);
-          g_task_return_boolean (call->check, FALSE);
+          g_task_return_int (call->check, SR_PORTAL_VERDICT_KEEP);
         }
     }
   g_clear_pointer (&self->waiting, g_ptr_array_unref);
@@ -333,12 +334,40 @@ sr_portal_policy_take_cleared (SrPortalPolicy *self,
 }
 
 static gboolean
-return_allowed (gpointer user_data)
+return_verdict (gpointer user_data)
 {
   GTask *task = user_data;
 
-  g_task_return_boolean (task, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "allowed")));
+  g_task_return_int (task, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "verdict")));
   return G_SOURCE_REMOVE;
+}
+
+/* The one place that says which of policyd's refusals make an app delete
+ * its state, for Register and for the login alike: the user or the
+ * administrator said the state must go (saving off, the app excluded,
+ * cleared, past retention). Every other refusal (a setting for this
+ * reason, the crash-loop guard, the user's no at the prompt, a prompt
+ * that did not answer) only keeps it from being restored now; and
+ * without policyd's answer nothing said no at all. */
+static SrPortalVerdict
+verdict_for (SrVerdict  verdict,
+             SrWhy      why,
+             GError    *error)
+{
+  if (error != NULL)
+    return SR_PORTAL_VERDICT_KEEP;
+  if (verdict == SR_VERDICT_ALLOW)
+    return SR_PORTAL_VERDICT_RESTORE;
+  switch (why)
+    {
+    case SR_WHY_DISABLED:
+    case SR_WHY_EXCLUDED:
+    case SR_WHY_CLEARED:
+    case SR_WHY_EXPIRED:
+      return SR_PORTAL_VERDICT_DISCARD;
+    default:
+      return SR_PORTAL_VERDICT_KEEP;
+    }
 }
 
 /* Asked from GDBus's worker thread (Register), the answer comes back
@@ -358,13 +387,12 @@ checked (GObject      *source,
   SrVerdict verdict = sr_policy_client_check_restore_finish (SR_POLICY_CLIENT (source), result,
                                                              &why, &error);
 
-  /* Without an answer nothing is restored: the settings may say no. */
+  /* Without an answer nothing is restored, and nothing discarded. */
   g_task_set_task_data (task, g_strdup (error != NULL ? error->message : sr_why_to_string (why)),
                         g_free);
-  g_object_set_data (G_OBJECT (task), "allowed",
-                     GINT_TO_POINTER (error == NULL && verdict == SR_VERDICT_ALLOW));
+  g_object_set_data (G_OBJECT (task), "verdict", GINT_TO_POINTER (verdict_for (verdict, why, error)));
   g_source_set_priority (idle, G_PRIORITY_DEFAULT);
-  g_source_set_callback (idle, return_allowed, task, g_object_unref);
+  g_source_set_callback (idle, return_verdict, task, g_object_unref);
   g_source_attach (idle, g_task_get_context (task));
 }
 
@@ -420,13 +448,13 @@ sr_portal_policy_check_async (SrPortalPolicy      *self,
 
 /* @self is not used, and may be gone: a check still waiting when the
  * backend exits is answered as it goes (sr_portal_policy_free()). */
-gboolean
+SrPortalVerdict
 sr_portal_policy_check_finish (SrPortalPolicy  *self,
                                GAsyncResult    *result,
                                char           **out_why)
 {
   *out_why = g_strdup (g_task_get_task_data (G_TASK (result)));
-  return g_task_propagate_boolean (G_TASK (result), NULL);
+  return (SrPortalVerdict) g_task_propagate_int (G_TASK (result), NULL);
 }
 
 static void

@@ -26,8 +26,19 @@ SrPortalPolicy *sr_portal_policy_new          (GDBusConnection     *bus,
                                                gpointer             user_data);
 void            sr_portal_policy_free         (SrPortalPolicy      *self);
 
-/* The answer: TRUE to restore; *out_why is policyd's reason ("allowed",
- * "excluded", …), or the error's message when it could not be asked. */
+/* What a check decides about the state of the instance asked about. */
+typedef enum {
+  SR_PORTAL_VERDICT_RESTORE,   /* restored */
+  SR_PORTAL_VERDICT_KEEP,      /* not restored now, and kept for later: the
+                                * user said no, a setting for this reason, the
+                                * crash-loop guard, or policyd could not be
+                                * asked (a fault never discards) */
+  SR_PORTAL_VERDICT_DISCARD,   /* not restored, and done with: saving off, the
+                                * app excluded, the state cleared or expired */
+} SrPortalVerdict;
+
+/* The verdict; *out_why is policyd's reason ("allowed", "excluded", …),
+ * or the error's message when it could not be asked. */
 void            sr_portal_policy_check_async  (SrPortalPolicy      *self,
                                                const char          *app_id,
                                                SrRestoreReason      reason,
@@ -35,7 +46,7 @@ void            sr_portal_policy_check_async  (SrPortalPolicy      *self,
                                                gboolean             interactive,
                                                GAsyncReadyCallback  callback,
                                                gpointer             user_data);
-gboolean        sr_portal_policy_check_finish (SrPortalPolicy      *self,
+SrPortalVerdict sr_portal_policy_check_finish (SrPortalPolicy      *self,
                                                GAsyncResult        *result,
                                                char               **out_why);
 /* Whether @message may be policyd's StoredStateCleared; if so, the

@@ -42,6 +42,10 @@ typedef struct {
   SrPortalSession *session;          /* (unowned) kept until answered */
   SrRestoreReason reason;
   gboolean had_state;                /* the instance had state to restore */
+  gboolean from_next_id;             /* … and was the app's next-instance-id */
+  gint64 saved_at;                   /* … saved then */
+  gboolean was_crashed;              /* … and how it had ended */
+  gboolean was_at_session_end;
 } RegisterCall;
 
 /* Register's answer, unless the caller asked for none. */
@@ -156,12 +160,13 @@ finish_register (RegisterCall    *call,
   register_call_free (call);
 }
 
-/* policyd said no: nothing is restored, and the instance's state is done
- * with; the app keeps running under a fresh id. */
+/* policyd said the state must go (SR_PORTAL_VERDICT_DISCARD): nothing
+ * is restored, and the instance's state is done with; the app keeps
+ * running under a fresh id. */
 static void
-deny (SrPortal        *self,
-      SrPortalSession *session,
-      gboolean         had_state)
+discard_instance (SrPortal        *self,
+                  SrPortalSession *session,
+                  gboolean         had_state)
 {
   SrApp *app = g_hash_table_lookup (self->apps, session->app_id);
   SrInstance *instance;
@@ -178,6 +183,47 @@ deny (SrPortal        *self,
       instance->id = g_strdup (session->instance_id);
       instance->saved_at = 0;
     }
+}
+
+/* Not restored now, but nothing said the state must go
+ * (SR_PORTAL_VERDICT_KEEP: a setting for this reason, the crash-loop
+ * guard, the user's no, or no answer from policyd): the instance goes
+ * back into the record as it was, for a later launch, and the app runs
+ * under a fresh id, so that what it saves now does not overwrite it. */
+static void
+keep_instance (SrPortal     *self,
+               RegisterCall *call)
+{
+  SrPortalSession *session = call->session;
+  SrApp *app = g_hash_table_lookup (self->apps, session->app_id);
+  SrInstance *instance;
+
+  /* Closed meanwhile, the close has said what became of it. */
+  if (app == NULL || !call->had_state || session->cleared || session->closed)
+    return;
+  instance = sr_portal_app_find_instance (app, session->instance_id);
+  if (instance != NULL && instance->live == session)
+    {
+      if (call->from_next_id && app->next_id == NULL)
+        {
+          app->next_id = g_strdup (instance->id);
+          app->next_saved_at = call->saved_at;
+          sr_portal_app_remove_instance (app, instance);
+        }
+      else
+        {
+          /* Not reopened: a login's mark is the login's only. */
+          instance->live = NULL;
+          instance->kept = TRUE;
+          instance->crashed = call->was_crashed;
+          instance->at_session_end = call->was_at_session_end;
+        }
+    }
+  g_clear_pointer (&session->instance_id, g_free);
+  if (!sr_portal_app_make_room (app))
+    return;   /* as many running as the record keeps: no id */
+  session->instance_id = sr_portal_new_instance_id (self->desktop, app);
+  sr_portal_app_add_instance (app, g_strdup (session->instance_id))->live = session;
 }
 
 /* policyd cleared the app while it was asked: the instance picked went
@@ -203,7 +249,7 @@ checked (GObject      *source,
   SrPortal *self = call->self;
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   g_autofree char *why = NULL;
-  gboolean allowed = sr_portal_policy_check_finish (self->policy, result, &why);
+  SrPortalVerdict verdict = sr_portal_policy_check_finish (self->policy, result, &why);
 
   if (self->closing)
     {
@@ -218,15 +264,20 @@ checked (GObject      *source,
       finish_register (call, SR_RESTORE_REASON_PRISTINE);
       return;
     }
-  if (allowed)
+  if (verdict == SR_PORTAL_VERDICT_RESTORE)
     {
       finish_register (call, call->reason);
       return;
     }
-  g_message ("%s: not restoring (%s): %s", call->session->app_id,
+  g_message ("%s: not restoring (%s), %s: %s", call->session->app_id,
              call->reason == SR_RESTORE_REASON_RESTORE ? "restore" :
-             call->reason == SR_RESTORE_REASON_RECOVER ? "recover" : "launch", why);
-  deny (self, call->session, call->had_state);
+             call->reason == SR_RESTORE_REASON_RECOVER ? "recover" : "launch",
+             verdict == SR_PORTAL_VERDICT_DISCARD ? "discarding its state" : "keeping its state",
+             why);
+  if (verdict == SR_PORTAL_VERDICT_DISCARD)
+    discard_instance (self, call->session, call->had_state);
+  else
+    keep_instance (self, call);
   finish_register (call, SR_RESTORE_REASON_PRISTINE);
 }
 
@@ -234,19 +285,25 @@ checked (GObject      *source,
 static SrRestoreReason
 pick_instance (SrPortal        *self,
                SrPortalSession *session,
-               gint64          *out_saved_at,
-               gboolean        *out_interactive,
-               gboolean        *out_had_state)
+               RegisterCall    *call,
+               gboolean        *out_interactive)
 {
+  gint64 *out_saved_at = &call->saved_at;
+  gboolean *out_had_state = &call->had_state;
   SrApp *app = sr_portal_record_app (self, session->app_id);
   SrInstance *instance = NULL;
   SrRestoreReason reason = SR_RESTORE_REASON_LAUNCH;
 
-  /* One the login reopened first: this may be it. */
+  /* One the login reopened first: this may be it. One kept from an
+   * earlier refusal only when the app has no cleanly closed one since:
+   * that is newer, and the kept one may be what crashed it. */
   for (guint i = 0; i < app->instances->len; i++)
     {
       SrInstance *candidate = g_ptr_array_index (app->instances, i);
-      if (candidate->live == NULL && (instance == NULL || (candidate->reopened && !instance->reopened)))
+      if (candidate->live != NULL || (candidate->kept && app->next_id != NULL))
+        continue;
+      if (instance == NULL || (candidate->reopened && !instance->reopened) ||
+          (instance->kept && !candidate->kept))
         instance = candidate;
     }
 
@@ -270,6 +327,7 @@ pick_instance (SrPortal        *self,
         {
           id = g_steal_pointer (&app->next_id);
           saved_at = app->next_saved_at;
+          call->from_next_id = TRUE;
         }
       else
         {
@@ -288,13 +346,30 @@ pick_instance (SrPortal        *self,
     reason = SR_RESTORE_REASON_RECOVER;
 
   /* Running again: how it ends next decides what it is. */
+  call->was_crashed = instance->crashed;
+  call->was_at_session_end = instance->at_session_end;
   instance->reopened = FALSE;
+  instance->kept = FALSE;
+  instance->closed_ending = 0;
   instance->crashed = FALSE;
   instance->at_session_end = FALSE;
   instance->live = session;
   session->instance_id = g_strdup (instance->id);
   *out_saved_at = instance->saved_at;
   return reason;
+}
+
+/* SR_PORTAL_MAX_SESSIONS, or a test's lower bound. */
+static guint
+max_sessions (void)
+{
+#if SR_TEST_BUILD
+  const char *test_max = g_getenv ("SR_PORTAL_MAX_SESSIONS");
+
+  if (test_max != NULL)
+    return (guint) g_ascii_strtoull (test_max, NULL, 10);
+#endif
+  return SR_PORTAL_MAX_SESSIONS;
 }
 
 static void
@@ -310,6 +385,7 @@ handle_register (SrPortal        *self,
   RegisterCall *call;
   gboolean closed_before, interactive = FALSE;
   gint64 saved_at = 0;
+  g_autofree char *bound_key = NULL;
 
   if (self->closing)
     {
@@ -344,12 +420,25 @@ handle_register (SrPortal        *self,
    * (SR_PORTAL_MAX_APP_SESSIONS in sr-portal.h). Said again once it has
    * closed every session (count_session()), 2,048 calls later at the
    * least; so the table holds only apps with sessions open. */
-  if (sr_portal_app_sessions (self, app_id) >= SR_PORTAL_MAX_APP_SESSIONS)
+  bound_key = sr_portal_session_bound_key (handle, app_id);
+  if (g_hash_table_size (self->sessions) >= max_sessions ())
     {
-      if (g_hash_table_add (self->apps_at_bound, g_strdup (app_id)))
+      if (!self->sessions_at_bound)
+        g_message ("%u sessions open, the most all apps together may have: Registers are "
+                   "refused until some have closed", max_sessions ());
+      self->sessions_at_bound = TRUE;
+      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                    "%u sessions are open already, the most the backend keeps: close one first",
+                    max_sessions ());
+      sr_portal_session_refused (self, handle);
+      return;
+    }
+  if (sr_portal_app_sessions (self, bound_key) >= SR_PORTAL_MAX_APP_SESSIONS)
+    {
+      if (g_hash_table_add (self->apps_at_bound, g_strdup (bound_key)))
         g_message ("%s: %u sessions open, the most one app may have: its Registers are "
                    "refused while it has that many",
-                   *app_id != '\0' ? app_id : "Apps not identified", SR_PORTAL_MAX_APP_SESSIONS);
+                   *app_id != '\0' ? app_id : "An app not identified", SR_PORTAL_MAX_APP_SESSIONS);
       return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
                     "The app has %u sessions open already, the most one app may have: "
                     "close one first", SR_PORTAL_MAX_APP_SESSIONS);
@@ -375,7 +464,8 @@ handle_register (SrPortal        *self,
       return;
     }
 
-  call->reason = pick_instance (self, session, &saved_at, &interactive, &call->had_state);
+  call->reason = pick_instance (self, session, call, &interactive);
+  saved_at = call->saved_at;
   if (session->instance_id == NULL)
     {
       session->closed = closed_before;
@@ -388,33 +478,41 @@ handle_register (SrPortal        *self,
                                 checked, call);
 }
 
+/* Whether @message is a Register call the filter takes
+ * (sr_portal_register_take()). A call whose arguments are not Register's
+ * goes on to GDBus, which answers it with InvalidArgs from the
+ * interface's description. */
+gboolean
+sr_portal_register_is_call (GDBusMessage *message)
+{
+  GVariant *args = g_dbus_message_get_body (message);
+  const char *interface = g_dbus_message_get_interface (message);
+
+  return g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL &&
+         g_strcmp0 (g_dbus_message_get_member (message), "Register") == 0 &&
+         g_strcmp0 (g_dbus_message_get_path (message), SR_PORTAL_OBJECT_PATH) == 0 &&
+         (interface == NULL || g_str_equal (interface, sr_impl_save_restore_interface.name)) &&
+         args != NULL && g_variant_is_of_type (args, G_VARIANT_TYPE ("(osa{sv})"));
+}
+
 /* Register, taken by the filter (sr-portal-session.c) as it arrives on
  * GDBus's worker thread rather than dispatched to the object: the check
- * goes to policyd in the same turn of the worker's loop. A call whose
- * arguments are not Register's goes on to GDBus, which answers it with
- * InvalidArgs from the interface's description. */
-gboolean
+ * goes to policyd in the same turn of the worker's loop; or in the main
+ * loop, held until the frontend was verified (sr-portal-frontend.c). */
+void
 sr_portal_register_take (SrPortal        *self,
                          GDBusConnection *connection,
                          GDBusMessage    *message)
 {
   GVariant *args = g_dbus_message_get_body (message);
-  const char *interface = g_dbus_message_get_interface (message);
   g_autoptr(GVariant) handle = NULL;
   g_autoptr(GVariant) app_id = NULL;
 
-  if (g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL ||
-      g_strcmp0 (g_dbus_message_get_member (message), "Register") != 0 ||
-      g_strcmp0 (g_dbus_message_get_path (message), SR_PORTAL_OBJECT_PATH) != 0 ||
-      (interface != NULL && !g_str_equal (interface, sr_impl_save_restore_interface.name)) ||
-      args == NULL || !g_variant_is_of_type (args, G_VARIANT_TYPE ("(osa{sv})")))
-    return FALSE;
   /* The children by index: g_variant_get() parses its format string. */
   handle = g_variant_get_child_value (args, 0);
   app_id = g_variant_get_child_value (args, 1);
   handle_register (self, connection, message, g_variant_get_string (handle, NULL),
                    g_variant_get_string (app_id, NULL));
-  return TRUE;
 }
 
 /* The session at @handle, if @invocation comes from whoever registered it. */

@@ -48,6 +48,8 @@
  * forgotten (add_tombstone()). */
 #define MAX_TOMBSTONES 1024
 
+static gboolean is_close (GDBusMessage *message);
+
 static char *
 sender_path (const char *path)
 {
@@ -98,18 +100,33 @@ count_change (GHashTable *counts,
 
 /* @session comes into self->sessions (@more) or leaves it: its app's and
  * its sender's counts follow. */
+/* What a session counts under for its app's bound: its app id, or for an
+ * app the frontend could not identify, its sender's path (no app id holds
+ * a '/'), so that one such app cannot use up the bound of all the others. */
+char *
+sr_portal_session_bound_key (const char *handle,
+                             const char *app_id)
+{
+  char *parent;
+
+  if (*app_id != '\0' || (parent = sender_path (handle)) == NULL)
+    return g_strdup (app_id);
+  return parent;
+}
+
 static void
 count_session (SrPortal        *self,
                SrPortalSession *session,
                gboolean         more)
 {
   g_autofree char *parent = sender_path (session->handle);
+  g_autofree char *key = sr_portal_session_bound_key (session->handle, session->app_id);
 
-  count_change (self->app_sessions, session->app_id, more);
+  count_change (self->app_sessions, key, more);
   /* Its refusals are said again once it has closed them all: each entry
    * of the table stands for an app holding sessions. */
-  if (!more && sr_portal_app_sessions (self, session->app_id) == 0)
-    g_hash_table_remove (self->apps_at_bound, session->app_id);
+  if (!more && sr_portal_app_sessions (self, key) == 0)
+    g_hash_table_remove (self->apps_at_bound, key);
   if (parent != NULL)
     count_change (self->sender_sessions, parent, more);
 }
@@ -175,6 +192,9 @@ sr_portal_session_remove (SrPortal        *self,
   count_session (self, session, FALSE);
   g_hash_table_remove (self->sessions, handle);
   drop_sender_subtree (self, handle);
+  /* The bound of all sessions is said again once well below it. */
+  if (self->sessions_at_bound && g_hash_table_size (self->sessions) < SR_PORTAL_MAX_SESSIONS / 2)
+    self->sessions_at_bound = FALSE;
 }
 
 /* A Register of @handle was refused, and no session made: a Close that
@@ -186,6 +206,55 @@ sr_portal_session_refused (SrPortal   *self,
 {
   g_hash_table_remove (self->tombstones, handle);
   drop_sender_subtree (self, handle);
+}
+
+/* What became of @instance of @app, whose session closed as @kind while
+ * the desktop session ran. */
+void
+sr_portal_instance_closed (SrApp       *app,
+                           SrInstance  *instance,
+                           SrCloseKind  kind)
+{
+  gint64 now = g_get_real_time ();
+
+  instance->at_session_end = FALSE;
+  instance->closed_ending = 0;
+  switch (kind)
+    {
+    case SR_CLOSE_VOLUNTARY:
+      {
+        /* Its id goes to the app's next launch; the one kept for that
+         * until now stays, for a second instance launched beside it
+         * (two windows closed, two reopened), as long as the record has
+         * room for it. */
+        char *older = g_steal_pointer (&app->next_id);
+        gint64 older_at = app->next_saved_at;
+
+        app->next_id = g_strdup (instance->id);
+        app->next_saved_at = now;
+        sr_portal_app_remove_instance (app, instance);
+        if (older != NULL && sr_portal_app_make_room (app))
+          {
+            SrInstance *kept = sr_portal_app_add_instance (app, older);
+            kept->saved_at = older_at;
+            kept->kept = TRUE;
+          }
+        else if (older != NULL)
+          {
+            sr_portal_app_discard (app, older);
+            g_free (older);
+          }
+      }
+      break;
+    case SR_CLOSE_INVOLUNTARY:
+      instance->crashed = TRUE;
+      instance->saved_at = now;
+      break;
+    case SR_CLOSE_UNKNOWN:
+    default:
+      instance->saved_at = now;
+      break;
+    }
 }
 
 /* What the record learns from a close. */
@@ -215,33 +284,13 @@ sr_portal_session_close (SrPortal        *self,
     sr_portal_policy_note_exit (self->policy, session->app_id, kind == SR_CLOSE_VOLUNTARY);
 
   if (instance != NULL && self->ending)
-    instance->at_session_end = TRUE;
-  else if (instance != NULL)
     {
-      gint64 now = g_get_real_time ();
-
-      switch (kind)
-        {
-        case SR_CLOSE_VOLUNTARY:
-          /* Its id goes to the app's next launch; the one kept for that
-           * until now is done with. */
-          if (app->next_id != NULL)
-            sr_portal_app_discard (app, app->next_id);
-          g_free (app->next_id);
-          app->next_id = g_strdup (instance->id);
-          app->next_saved_at = now;
-          sr_portal_app_remove_instance (app, instance);
-          break;
-        case SR_CLOSE_INVOLUNTARY:
-          instance->crashed = TRUE;
-          instance->saved_at = now;
-          break;
-        case SR_CLOSE_UNKNOWN:
-        default:
-          instance->saved_at = now;
-          break;
-        }
+      /* Taken back if the ending is called off (sr-portal-end.c). */
+      instance->at_session_end = TRUE;
+      instance->closed_ending = kind + 1;
     }
+  else if (instance != NULL)
+    sr_portal_instance_closed (app, instance, kind);
   if (instance != NULL)
     sr_portal_record_save (self);
 }
@@ -280,6 +329,7 @@ add_tombstone (SrPortal   *self,
 
 static void
 close_handle (SrPortal    *self,
+              const char  *sender,
               const char  *handle,
               SrCloseKind  kind)
 {
@@ -300,10 +350,30 @@ close_handle (SrPortal    *self,
         drop_sender_subtree (self, handle);
       return;
     }
+  /* Only the frontend that registered it closes it. */
+  if (g_strcmp0 (session->frontend, sender) != 0)
+    return;
   sr_portal_session_close (self, session, kind);
   /* Register's reply still needs it; it goes once answered. */
   if (session->answered)
     sr_portal_session_remove (self, session);
+}
+
+/* Close: the old close, which does not say how the app ended; Close2
+ * says it with "voluntary". */
+static SrCloseKind
+close_kind (const char *method,
+            GVariant   *parameters)
+{
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(GVariant) voluntary = NULL;
+
+  if (!g_str_equal (method, "Close2"))
+    return SR_CLOSE_UNKNOWN;
+  options = g_variant_get_child_value (parameters, 0);
+  voluntary = g_variant_lookup_value (options, "voluntary", G_VARIANT_TYPE_BOOLEAN);
+  return voluntary != NULL && g_variant_get_boolean (voluntary) ? SR_CLOSE_VOLUNTARY
+                                                                : SR_CLOSE_INVOLUNTARY;
 }
 
 /* On GDBus's worker thread: the subtrees are registered from the filter,
@@ -322,7 +392,6 @@ method_call (GDBusConnection       *connection,
 {
   SrPortal *self = user_data;
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = NULL;
-  SrCloseKind kind = SR_CLOSE_UNKNOWN;
 
   if (!g_str_equal (method, "Close2") && !g_str_equal (method, "Close"))
     {
@@ -330,19 +399,78 @@ method_call (GDBusConnection       *connection,
                                              "No method %s", method);
       return;
     }
-  if (g_str_equal (method, "Close2"))
-    {
-      g_autoptr(GVariant) options = g_variant_get_child_value (parameters, 0);
-      g_autoptr(GVariant) voluntary = g_variant_lookup_value (options, "voluntary",
-                                                              G_VARIANT_TYPE_BOOLEAN);
-
-      kind = voluntary != NULL && g_variant_get_boolean (voluntary) ? SR_CLOSE_VOLUNTARY
-                                                                    : SR_CLOSE_INVOLUNTARY;
-    }
   g_dbus_method_invocation_return_value (invocation, NULL);
   locker = g_rec_mutex_locker_new (&self->lock);
   if (!self->closing)
-    close_handle (self, path, kind);
+    close_handle (self, sender, path, close_kind (method, parameters));
+}
+
+/* A Close or Close2 held while its frontend was verified
+ * (sr-portal-frontend.c), answered and recorded now, in the main loop. */
+gboolean
+sr_portal_session_take_close (SrPortal        *self,
+                              GDBusConnection *connection,
+                              GDBusMessage    *message)
+{
+  g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
+  g_autoptr(GDBusMessage) reply = NULL;
+  g_autofree char *parent = NULL;
+  const char *path = g_dbus_message_get_path (message);
+
+  if (!is_close (message) || path == NULL || (parent = sender_path (path)) == NULL)
+    return FALSE;
+  if (!(g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED))
+    {
+      reply = g_dbus_message_new_method_reply (message);
+      g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+    }
+  if (!self->closing)
+    close_handle (self, g_dbus_message_get_sender (message), path,
+                  close_kind (g_dbus_message_get_member (message),
+                              g_dbus_message_get_body (message)));
+  return TRUE;
+}
+
+/* The frontend @frontend left the bus: none of its sessions will get a
+ * Close2. Closed as Close closes them, without a crash or a clean exit
+ * counted: the app may well run on. */
+void
+sr_portal_sessions_of_frontend_close (SrPortal   *self,
+                                      const char *frontend)
+{
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GHashTableIter iter;
+  SrPortalSession *session;
+  guint closed = 0;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    if (g_strcmp0 (session->frontend, frontend) == 0)
+      g_ptr_array_add (gone, session);
+  for (guint i = 0; i < gone->len; i++)
+    {
+      session = gone->pdata[i];
+      closed += !session->closed;
+      sr_portal_session_close (self, session, SR_CLOSE_UNKNOWN);
+      if (session->answered)
+        sr_portal_session_remove (self, session);
+    }
+  if (closed > 0)
+    g_message ("Closed the %u sessions of the portal frontend that left", closed);
+  /* A session end waiting for their SaveHintResponse waits no more. */
+  sr_portal_save_hint_response (self, NULL);
+}
+
+/* SaveHint or Quit for @session, to its frontend alone, which passes it
+ * on to the app of that handle. */
+void
+sr_portal_send_to_session (SrPortal        *self,
+                           SrPortalSession *session,
+                           const char      *signal)
+{
+  g_dbus_connection_emit_signal (self->bus, session->frontend, SR_PORTAL_OBJECT_PATH,
+                                 "org.freedesktop.impl.portal.SaveRestore", signal,
+                                 g_variant_new ("(o)", session->handle), NULL);
 }
 
 static GVariant *
@@ -598,6 +726,25 @@ answer_unserved (GDBusConnection *connection,
   return TRUE;
 }
 
+/* What only the frontend may call (sr-portal-frontend.c), whatever the
+ * interface it names, or none: the apps' confirmations, and the closes. */
+static gboolean
+is_confirmation (GDBusMessage *message)
+{
+  const char *member = g_dbus_message_get_member (message);
+
+  return g_strcmp0 (member, "DiscardedInstanceIds") == 0 ||
+         g_strcmp0 (member, "SaveHintResponse") == 0;
+}
+
+static gboolean
+is_session_close (GDBusMessage *message)
+{
+  const char *member = g_dbus_message_get_member (message);
+
+  return g_strcmp0 (member, "Close") == 0 || g_strcmp0 (member, "Close2") == 0;
+}
+
 /* With subtree_lock held. */
 static void
 serve_sender (SrPortal        *self,
@@ -633,6 +780,8 @@ filter (GDBusConnection *connection,
   if (self->save_restore_id == 0 && self->serving)
     register_save_restore (self, connection);
   g_mutex_unlock (&self->subtree_lock);
+  if (incoming)
+    sr_portal_frontend_hear (self, message);
   if (incoming && sr_portal_policy_looks_cleared (message))
     {
       locker = g_rec_mutex_locker_new (&self->lock);
@@ -642,15 +791,29 @@ filter (GDBusConnection *connection,
     }
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
     return message;
-  if (sr_portal_register_take (self, connection, message))
+  if (sr_portal_register_is_call (message))
     {
+      if (sr_portal_frontend_admit (self, connection, message, TRUE) == SR_FRONTEND_ADMIT)
+        sr_portal_register_take (self, connection, message);
       g_object_unref (message);
       return NULL;
     }
   path = g_dbus_message_get_path (message);
+  if (g_strcmp0 (path, SR_PORTAL_OBJECT_PATH) == 0 && is_confirmation (message) &&
+      sr_portal_frontend_admit (self, connection, message, FALSE) != SR_FRONTEND_ADMIT)
+    {
+      g_object_unref (message);
+      return NULL;
+    }
   if (path == NULL || (parent = sender_path (path)) == NULL)
     return message;
   if (answer_version (connection, message))
+    {
+      g_object_unref (message);
+      return NULL;
+    }
+  if (is_session_close (message) &&
+      sr_portal_frontend_admit (self, connection, message, TRUE) != SR_FRONTEND_ADMIT)
     {
       g_object_unref (message);
       return NULL;

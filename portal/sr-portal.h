@@ -51,6 +51,16 @@ G_BEGIN_DECLS
  * of its own). A Register past it is refused (LimitsExceeded), and the
  * app's other sessions are left as they were. */
 #define SR_PORTAL_MAX_APP_SESSIONS 1024
+/* The most sessions of all apps together. Each app's bound above leaves
+ * room for any number of apps: a host process names what app id it likes
+ * (the frontend takes it from its systemd scope), so without this one a
+ * run of Registers under ever new ids grows the backend without end
+ * (48,000 made it 230 MiB). A desktop runs tens of apps; 8,192 sessions
+ * are some 10 MiB of the backend. */
+#define SR_PORTAL_MAX_SESSIONS 8192
+/* The frontend's name, whose owner alone may call the impl interface
+ * (sr-portal-frontend.c). */
+#define SR_PORTAL_FRONTEND_NAME "org.freedesktop.portal.Desktop"
 
 typedef struct _SrPortalSession SrPortalSession;
 
@@ -68,6 +78,13 @@ typedef struct {
   gboolean crashed;          /* its session closed without a voluntary close */
   gboolean at_session_end;   /* open when the desktop session ended */
   gboolean reopened;         /* launched by the login: RESTORE at Register */
+  gboolean kept;             /* not restored when last asked, and kept: it
+                              * comes after a cleanly closed instance of the
+                              * app (pick_instance()); in memory only */
+  int closed_ending;         /* how its session closed while the desktop
+                              * session was ending: SrCloseKind + 1, 0 for
+                              * none; taken back if the ending is called off
+                              * (sr-portal-end.c); in memory only */
   gint64 saved_at;           /* µs since the epoch, when its state was last
                               * known to be saved; 0: not known */
   SrPortalSession *live;     /* (unowned) (nullable) the session using it */
@@ -136,6 +153,27 @@ typedef struct {
                                   * their order, tombstone_order when added */
   gsize tombstone_order;
   gboolean ending;               /* the desktop session is ending */
+  guint ending_timeout_id;       /* calls the ending off if no login comes */
+  guint reopened_timeout_id;     /* drops the login's marks no app claimed */
+  gboolean sessions_at_bound;    /* SR_PORTAL_MAX_SESSIONS was reached, said in
+                                  * the log; said again once below half of it */
+  /* The frontend (sr-portal-frontend.c); the filter reads these on
+   * GDBus's worker thread, under frontend_lock. */
+  GMutex frontend_lock;
+  char *frontend_owner;          /* (owned) (nullable) who owns its name, as last heard */
+  gboolean frontend_owner_known; /* … heard at all */
+  gboolean frontend_owner_changed; /* NameOwnerChanged heard since GetNameOwner was asked */
+  char *frontend;                /* (owned) (nullable) that owner, verified */
+  char *frontend_refused;        /* (owned) (nullable) that owner, found not to be trusted */
+  char *frontend_checking;       /* (owned) (nullable) the owner being verified */
+  GPtrArray *frontend_held;      /* (owned) (element-type GDBusMessage) calls held
+                                  * until the owner is verified */
+  gboolean frontend_drain_due;   /* an idle drains frontend_held */
+  guint frontend_subscription;
+  GCancellable *frontend_cancellable; /* (owned) */
+  GHashTable *control_callers;   /* (owned) unique names verified as host
+                                  * processes of the user, for the control
+                                  * interface */
   GMainLoop *loop;               /* (unowned) */
   GMutex subtree_lock;           /* guards subtrees and save_restore_id (the filter
                                   * runs without SrPortal.lock) */
@@ -152,6 +190,22 @@ typedef struct {
   int inhibitor_fd;              /* logind's delay inhibitor, or -1 */
   gboolean inhibiting;           /* an Inhibit call is under way */
 } SrPortal;
+
+/* sr-portal-frontend.c */
+typedef enum {
+  SR_FRONTEND_ADMIT,
+  SR_FRONTEND_HOLD,     /* taken: answered once its sender is verified */
+  SR_FRONTEND_REFUSE,   /* answered: AccessDenied */
+} SrFrontendVerdict;
+
+void       sr_portal_frontend_watch    (SrPortal   *self);
+void       sr_portal_frontend_unwatch  (SrPortal   *self);
+void       sr_portal_frontend_hear     (SrPortal   *self,
+                                        GDBusMessage *message);
+SrFrontendVerdict sr_portal_frontend_admit (SrPortal *self,
+                                            GDBusConnection *connection,
+                                            GDBusMessage *message,
+                                            gboolean    holdable);
 
 /* sr-portal-ids.c */
 char      *sr_portal_new_instance_id   (const char *desktop,
@@ -194,6 +248,8 @@ SrPortalSession *sr_portal_session_new (SrPortal   *self,
 void       sr_portal_session_free      (SrPortalSession *session);
 guint      sr_portal_app_sessions      (SrPortal   *self,
                                         const char *app_id);
+char      *sr_portal_session_bound_key (const char *handle,
+                                        const char *app_id);
 void       sr_portal_session_refused   (SrPortal   *self,
                                         const char *handle);
 void       sr_portal_session_remove    (SrPortal   *self,
@@ -201,11 +257,23 @@ void       sr_portal_session_remove    (SrPortal   *self,
 void       sr_portal_session_close     (SrPortal   *self,
                                         SrPortalSession *session,
                                         SrCloseKind kind);
+void       sr_portal_instance_closed   (SrApp      *app,
+                                        SrInstance *instance,
+                                        SrCloseKind kind);
+void       sr_portal_sessions_of_frontend_close (SrPortal *self,
+                                                 const char *frontend);
+gboolean   sr_portal_session_take_close (SrPortal  *self,
+                                         GDBusConnection *connection,
+                                         GDBusMessage *message);
+void       sr_portal_send_to_session   (SrPortal   *self,
+                                        SrPortalSession *session,
+                                        const char *signal);
 
 /* sr-portal-register.c: the SaveRestore object's calls, SrPortal the
  * user data; Register itself is taken by the filter */
 extern const GDBusInterfaceVTable sr_portal_register_vtable;
-gboolean   sr_portal_register_take     (SrPortal   *self,
+gboolean   sr_portal_register_is_call  (GDBusMessage *message);
+void       sr_portal_register_take     (SrPortal   *self,
                                         GDBusConnection *connection,
                                         GDBusMessage *message);
 
@@ -225,6 +293,8 @@ void       sr_portal_save_hint_round_async (SrPortal *self,
                                             gpointer    user_data);
 void       sr_portal_save_hint_response (SrPortal  *self,
                                          SrPortalSession *session);
+void       sr_portal_end_called_off    (SrPortal   *self,
+                                        const char *why);
 
 /* sr-portal-logind.c */
 void       sr_portal_watch_logind      (SrPortal   *self);
@@ -238,5 +308,6 @@ void       sr_portal_login_async       (SrPortal   *self,
 gboolean   sr_portal_login_finish      (SrPortal   *self,
                                         GAsyncResult *result,
                                         GError   **error);
+void       sr_portal_login_forget_marks (SrPortal  *self);
 
 G_END_DECLS

@@ -24,6 +24,7 @@ import sys
 import time
 
 from portalapp import PortalApp
+from portaltest import own_frontend_name
 from srtest import BUILD_DIR, POLICYD, PYTHON, SOURCE_DIR, Gio, GLib, Session
 
 BACKEND = os.path.join(BUILD_DIR, 'portal', 'session-restore-portal')
@@ -132,6 +133,7 @@ def main():
     session.env['XDG_CURRENT_DESKTOP'] = 'sway'
     try:
         session.start_policyd()
+        own_frontend_name(session)
         minimal = first_answer(session, [MINIMAL, '--minimal'], MINIMAL_NAME,
                                '/org/gnome/SessionRestore/Bench', MINIMAL_NAME, 'Nothing',
                                GLib.Variant('(sua{sv})', ('org.example.App', 3, {})))

@@ -16,6 +16,12 @@ on the bus (docs: /work/notes is not shipped; README "Save/restore portal"):
   from anyone; the backend's SaveHint and Quit both go out as SaveHint to
   every client (no destination).
 
+For the tests it also serves org.example.PortalFrontendTest.Call(path,
+interface, method, args as av) → reply as av: the call made to the backend from the
+frontend's own connection, as the frontend makes its calls (the backend
+answers its impl interface for the frontend alone), and its answer or its
+error handed back as they came.
+
 Argument: the backend's bus name."""
 import sys
 
@@ -45,6 +51,12 @@ XML = '''<node>
 </interface>
 </node>'''
 NODE = Gio.DBusNodeInfo.new_for_xml(XML)
+TEST_NODE = Gio.DBusNodeInfo.new_for_xml('''<node>
+<interface name="org.example.PortalFrontendTest">
+  <method name="Call"><arg type="s" direction="in"/><arg type="s" direction="in"/>
+    <arg type="s" direction="in"/><arg type="av" direction="in"/><arg type="av" direction="out"/></method>
+</interface>
+</node>''')
 IMPL = 'org.freedesktop.impl.portal.SaveRestore'
 IMPL_SESSION = 'org.freedesktop.impl.portal.Session'
 
@@ -161,6 +173,35 @@ def on_name_owner_changed(conn, sender, path, iface, name, params):
             close_session(handle, False)
 
 
+def on_test_call(conn, sender, path, iface, method, params, invocation):
+    target = params.get_child_value(0).get_string()
+    target_iface = params.get_child_value(1).get_string()
+    target_method = params.get_child_value(2).get_string()
+    packed = params.get_child_value(3)
+    args = [packed.get_child_value(i).get_variant() for i in range(packed.n_children())]
+    message = Gio.DBusMessage.new_method_call(backend, target, target_iface, target_method)
+    if args:
+        message.set_body(GLib.Variant.new_tuple(*args))
+
+    def done(conn, result, data=None):
+        try:
+            reply = conn.send_message_with_reply_finish(result)
+        except GLib.Error as e:
+            invocation.return_gerror(e)
+            return
+        if reply.get_message_type() == Gio.DBusMessageType.ERROR:
+            body = reply.get_body()
+            text = body.unpack()[0] if body is not None and body.n_children() > 0 else ''
+            invocation.return_dbus_error(reply.get_error_name(), text)
+            return
+        body = reply.get_body()
+        children = [] if body is None else [body.get_child_value(i) for i in range(body.n_children())]
+        invocation.return_value(GLib.Variant.new_tuple(GLib.Variant.new_array(
+            GLib.VariantType('v'), [GLib.Variant.new_variant(c) for c in children])))
+    bus.send_message_with_reply(message, Gio.DBusSendMessageFlags.NONE, GLib.MAXINT, None, done, None)
+
+
+bus.register_object('/org/example/PortalFrontendTest', TEST_NODE.interfaces[0], on_test_call, None, None)
 bus.register_object(PATH, NODE.interfaces[0], on_call, get_property, None)
 bus.register_object(PATH, NODE.interfaces[1], on_call, None, None)
 for signal in ('SaveHint', 'Quit'):

@@ -16,6 +16,8 @@ APP = os.path.join(SOURCE_DIR, 'tests', 'lib', 'portalapp.py')
 FAKE_PROMPT = os.path.join(SOURCE_DIR, 'tests', 'lib', 'fakeprompt.py')
 IMPL_SESSION = 'org.freedesktop.impl.portal.Session'
 CONTROL = ('/org/gnome/SessionRestore/Portal', 'org.gnome.SessionRestore.Portal')
+PORTAL_PATH = '/org/freedesktop/portal/desktop'
+FRONTEND_NAME = 'org.freedesktop.portal.Desktop'
 
 
 class PortalTestCase(PolicydTestCase):
@@ -26,7 +28,7 @@ class PortalTestCase(PolicydTestCase):
         self.start_backend()
         self.frontend = subprocess.Popen([PYTHON, FRONTEND, BACKEND_NAME], env=self.s.env)
         self.addCleanup(self.stop, self.frontend)
-        self.s.wait_for_name(self.s.bus, 'org.freedesktop.portal.Desktop')
+        self.s.wait_for_name(self.s.bus, FRONTEND_NAME)
 
     def start_backend(self, prefix=(), **env):
         self.backend_log = open(os.path.join(self.s.root, 'backend.log'), 'a')
@@ -44,10 +46,34 @@ class PortalTestCase(PolicydTestCase):
     def app(self, app_id, token='t'):
         return PortalApp(self.s.session_bus.address, self.s.state_home, app_id, token)
 
-    def backend_call(self, path, iface, method, params=None, timeout=30000):
-        reply = self.s.bus.call_sync(BACKEND_NAME, path, iface, method, params, None,
-                                     Gio.DBusCallFlags.NONE, timeout, None)
-        return reply.unpack() if reply is not None else None
+    def backend_call(self, path, iface, method, params=None, timeout=30000, direct=False):
+        """A call to the backend: to its impl interface's paths from the
+        stand-in frontend (which alone the backend answers there), unless
+        @direct; to the control interface from the test itself."""
+        if direct or not path.startswith(PORTAL_PATH):
+            reply = self.s.bus.call_sync(BACKEND_NAME, path, iface, method, params, None,
+                                         Gio.DBusCallFlags.NONE, timeout, None)
+            return reply.unpack() if reply is not None else None
+        reply = self.s.bus.call_sync(FRONTEND_NAME, '/org/example/PortalFrontendTest',
+                                     'org.example.PortalFrontendTest', 'Call',
+                                     relay_args(path, iface, method, params),
+                                     None, Gio.DBusCallFlags.NONE, timeout, None)
+        return relay_reply(reply)
+
+    def relay_async(self, path, iface, method, params, on_done, timeout=60000):
+        """A call the stand-in frontend makes to the backend for the test,
+        without waiting: on_done(answer) with the answer unpacked, or the
+        GLib.Error."""
+        def done(conn, result, data=None):
+            try:
+                answer = relay_reply(conn.call_finish(result))
+            except GLib.Error as e:
+                answer = e
+            on_done(answer)
+        self.s.bus.call(FRONTEND_NAME, '/org/example/PortalFrontendTest',
+                        'org.example.PortalFrontendTest', 'Call',
+                        relay_args(path, iface, method, params), None, Gio.DBusCallFlags.NONE,
+                        timeout, None, done, None)
 
     def session_nodes(self):
         """The senders the backend serves session objects for."""
@@ -100,3 +126,35 @@ class PortalTestCase(PolicydTestCase):
 
 def parse_record(data):
     return GLib.Variant.new_from_bytes(GLib.VariantType('a{sv}'), GLib.Bytes(data), False)
+
+
+def relay_args(path, iface, method, params):
+    """The arguments of the stand-in frontend's Call, which makes the call
+    to the backend."""
+    args = [] if params is None else [params.get_child_value(i) for i in range(params.n_children())]
+    return GLib.Variant.new_tuple(GLib.Variant('s', path), GLib.Variant('s', iface),
+                                  GLib.Variant('s', method),
+                                  GLib.Variant.new_array(GLib.VariantType('v'),
+                                                         [GLib.Variant.new_variant(a) for a in args]))
+
+
+def relay_reply(reply):
+    """The backend's answer, from the frontend's Call's: unpacked as
+    call_sync's is, None for an empty one."""
+    values = reply.get_child_value(0)
+    if values.n_children() == 0:
+        return None
+    return GLib.Variant.new_tuple(*[values.get_child_value(i).get_variant()
+                                    for i in range(values.n_children())]).unpack()
+
+
+def own_frontend_name(session):
+    """The caller of the cold starts takes the frontend's name, as the
+    frontend that starts the backend holds it: the backend answers its
+    impl interface for that name's owner alone, verified at its first
+    call (part of what the cold start measures)."""
+    reply = session.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                  'org.freedesktop.DBus', 'RequestName',
+                                  GLib.Variant('(su)', ('org.freedesktop.portal.Desktop', 4)),
+                                  None, Gio.DBusCallFlags.NONE, -1, None)
+    assert reply.unpack()[0] == 1, 'could not take org.freedesktop.portal.Desktop'
