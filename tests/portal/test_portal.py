@@ -1220,6 +1220,30 @@ class TestLogind(PortalTestCase):
         self.emit('PrepareForShutdown', False)
         self.s.wait_until(self.inhibited, what='the inhibitor taken again')
 
+    def test_a_cancelled_shutdown_does_not_end_the_session(self):
+        # logind cancelled the shutdown, and the session never stopped
+        # ending: a crash was not counted and got LAUNCH, and an app the
+        # user closed reopened at the next login.
+        a = self.app('org.example.Editor')
+        closed = self.app('org.example.Mail')
+        self.emit('PrepareForShutdown', True)
+        self.s.wait_until(lambda: a.save_hints == 1 and self.inhibitors() == [],
+                          what='the session ended')
+        self.emit('PrepareForShutdown', False)
+        self.s.wait_until(self.inhibited, what='the inhibitor taken again')
+        self.backend_log.flush()
+        with open(os.path.join(self.s.root, 'backend.log'), encoding='utf-8') as f:
+            self.assertIn("The session's end was called off (the shutdown was cancelled): "
+                          "2 apps run on", f.read())
+        closed.quit()
+        a.crash()
+        self.sync_frontend()
+        b = self.app('org.example.Editor', token='b')
+        self.assertEqual((b.reason, b.instance_id), (RECOVER, a.instance_id))
+        props, instances = self.record_apps()['org.example.Mail']
+        self.assertEqual(instances, [])
+        self.assertEqual(props['next-instance-id'], closed.instance_id)
+
     def test_shutdown_with_a_record_too_large_says_so_once(self):
         self.stop(self.backend)
         self.s.wait_until(lambda: self.inhibitors() == [], what='the old inhibitor released')
