@@ -36,13 +36,82 @@ typedef struct {
   char *app_id;       /* (owned) */
 } AppCheck;
 
+/* The transient scope an app is launched in, as desktops name them
+ * (app-<launcher>-<app id>-<pid>.scope): the frontend identifies a host
+ * app by its scope, and one left in the backend's own cgroup would be
+ * taken for the backend, unidentified, and get PRISTINE. A '-' in the
+ * app id is escaped as systemd escapes it. */
+static char *
+scope_name (const char *app_id,
+            GPid        pid)
+{
+  GString *name = g_string_new ("app-sessionrestore-");
+
+  for (const char *p = app_id; *p != '\0'; p++)
+    {
+      if (*p == '-')
+        g_string_append (name, "\\x2d");
+      else
+        g_string_append_c (name, *p);
+    }
+  g_string_append_printf (name, "-%d.scope", (int) pid);
+  return g_string_free (name, FALSE);
+}
+
+typedef struct {
+  GDBusConnection *bus;     /* (unowned) */
+  const char *app_id;
+} Launch;
+
+static void
+scoped (GObject      *source,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  g_autofree char *app_id = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result,
+                                                             &error);
+
+  /* Without a systemd user manager no desktop has scopes to tell apps by. */
+  if (reply == NULL)
+    g_debug ("%s runs without a scope of its own: %s", app_id, error->message);
+}
+
+/* Once the app is forked: the user's systemd puts it into a scope of its
+ * own, as the desktops' launchers do, without waiting (GLib returns the
+ * child only once it has run its program). An app takes far longer to
+ * reach the frontend than this round trip. */
+static void
+put_in_scope (GDesktopAppInfo *info,
+              GPid             pid,
+              gpointer         user_data)
+{
+  Launch *launch = user_data;
+  g_autofree char *unit = scope_name (launch->app_id, pid);
+  GVariantBuilder props;
+  guint32 pids[1] = { (guint32) pid };
+
+  g_variant_builder_init (&props, G_VARIANT_TYPE ("a(sv)"));
+  g_variant_builder_add (&props, "(sv)", "PIDs",
+                         g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, pids, 1, sizeof pids[0]));
+  g_variant_builder_add (&props, "(sv)", "CollectMode", g_variant_new_string ("inactive-or-failed"));
+  g_dbus_connection_call (launch->bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                          "org.freedesktop.systemd1.Manager", "StartTransientUnit",
+                          g_variant_new ("(ssa(sv)a(sa(sv)))", unit, "fail", &props, NULL),
+                          G_VARIANT_TYPE ("(o)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL,
+                          scoped, g_strdup (launch->app_id));
+}
+
 static gboolean
-launch (const char *app_id)
+launch (SrPortal   *self,
+        const char *app_id)
 {
   g_autofree char *desktop_id = g_strconcat (app_id, ".desktop", NULL);
   g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (desktop_id);
   g_autoptr(GAppLaunchContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  Launch launch = { self->bus, app_id };
 
   if (info == NULL)
     {
@@ -50,7 +119,8 @@ launch (const char *app_id)
       return FALSE;
     }
   context = g_app_launch_context_new ();
-  if (!g_app_info_launch (G_APP_INFO (info), NULL, context, &error))
+  if (!g_desktop_app_info_launch_uris_as_manager (info, NULL, context, G_SPAWN_SEARCH_PATH,
+                                                  NULL, NULL, put_in_scope, &launch, &error))
     {
       g_warning ("Could not reopen %s: %s", app_id, error->message);
       return FALSE;
@@ -68,7 +138,7 @@ relaunch (SrPortal   *self,
   gboolean launched;
 
   sr_portal_unlocked_begin (self);
-  launched = launch (app_id);
+  launched = launch (self, app_id);
   sr_portal_unlocked_end (self);
   return launched;
 }

@@ -12,11 +12,12 @@ import os
 import subprocess
 
 import fakepolicyd
-from portaltest import (BACKEND_NAME, CONTROL, CTL, FRONTEND, FRONTEND_NAME, IMPL_SESSION,
+from portaltest import (APP, BACKEND_NAME, CONTROL, CTL, FRONTEND, FRONTEND_NAME, IMPL_SESSION,
                         PortalTestCase)
 from srtest import LAUNCH, NOBODY, PRISTINE, PYTHON, RECOVER, GLib, Gio, remote_error
 
 IMPL = 'org.freedesktop.impl.portal.SaveRestore'
+FAKE_SYSTEMD = os.path.join(os.path.dirname(APP), 'fakesystemd.py')
 DESKTOP_PATH = '/org/freedesktop/portal/desktop'
 ACCESS_DENIED = 'org.freedesktop.DBus.Error.AccessDenied'
 
@@ -265,6 +266,40 @@ class TestEndingCalledOff(TrustTestCase):
                           timeout=30, what='the mark dropped')
         b = self.app('org.example.Editor', token='b')
         self.assertEqual((b.reason, b.instance_id), (LAUNCH, a.instance_id))
+
+
+class TestLoginScopes(TrustTestCase):
+    def test_an_app_reopened_at_login_gets_a_scope_of_its_own(self):
+        # The login started apps in the backend's own cgroup: the frontend
+        # identifies a host app by its systemd scope, so an app it knew
+        # last time by its scope was passed '' and got PRISTINE.
+        units = os.path.join(self.s.root, 'units.log')
+        fake = subprocess.Popen([PYTHON, FAKE_SYSTEMD, units], env=self.s.env,
+                                stdout=subprocess.PIPE, text=True)
+        self.addCleanup(self.stop, fake)
+        self.assertEqual(fake.stdout.readline(), 'owned\n')
+        launch_log = os.path.join(self.s.root, 'launched.json')
+        applications = os.path.join(self.s.data_home, 'applications')
+        os.makedirs(applications, exist_ok=True)
+        with open(os.path.join(applications, 'org.example.Editor.desktop'), 'w') as f:
+            f.write('[Desktop Entry]\nType=Application\nName=Editor\n'
+                    f'Exec={PYTHON} {APP} org.example.Editor {launch_log}\n')
+        a = self.app('org.example.Editor')
+        a.save()
+        self.end_session()
+        a.crash()
+        self.sync_frontend()
+        self.login()
+        self.s.wait_until(lambda: os.path.exists(launch_log) and os.path.exists(units),
+                          what='the app reopened, in its scope')
+        with open(launch_log) as f:
+            launched = json.loads(f.readline())
+        self.addCleanup(lambda: os.kill(launched['pid'], 15))
+        with open(units) as f:
+            unit = json.loads(f.readline())
+        self.assertEqual(unit['unit'], f'app-sessionrestore-org.example.Editor-{launched["pid"]}.scope')
+        self.assertEqual(unit['mode'], 'fail')
+        self.assertEqual(unit['properties']['PIDs'], [launched['pid']])
 
 
 class TestAllSessionsBounded(TrustTestCase):
