@@ -63,6 +63,33 @@ typedef struct {
   const char *app_id;
 } Launch;
 
+/* The desktop file Flatpak exports for @app_id, in one of the data
+ * directories of Flatpak's installations (…/flatpak/exports/share), not
+ * a host desktop file that has the same name. */
+static GDesktopAppInfo *
+flatpak_export (const char *app_id)
+{
+  const char * const *dirs = g_get_system_data_dirs ();
+  g_autofree char *name = g_strconcat (app_id, ".desktop", NULL);
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *exported_for = NULL;
+      g_autoptr(GDesktopAppInfo) info = NULL;
+
+      if (!g_str_has_suffix (dirs[i], "/flatpak/exports/share") &&
+          !g_str_has_suffix (dirs[i], "/flatpak/exports/share/"))
+        continue;
+      path = g_build_filename (dirs[i], "applications", name, NULL);
+      info = g_desktop_app_info_new_from_filename (path);
+      exported_for = info != NULL ? g_desktop_app_info_get_string (info, "X-Flatpak") : NULL;
+      if (g_strcmp0 (exported_for, app_id) == 0)
+        return g_steal_pointer (&info);
+    }
+  return NULL;
+}
+
 static void
 scoped (GObject      *source,
         GAsyncResult *result,
@@ -104,18 +131,29 @@ put_in_scope (GDesktopAppInfo *info,
 }
 
 static gboolean
-launch (SrPortal   *self,
-        const char *app_id)
+launch (GDBusConnection *bus,
+        const char      *app_id,
+        gboolean         flatpak)
 {
   g_autofree char *desktop_id = g_strconcat (app_id, ".desktop", NULL);
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new (desktop_id);
+  g_autoptr(GDesktopAppInfo) info = NULL;
   g_autoptr(GAppLaunchContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  Launch launch = { self->bus, app_id };
+  Launch launch = { bus, app_id };
 
+  info = flatpak ? flatpak_export (app_id) : g_desktop_app_info_new (desktop_id);
   if (info == NULL)
     {
-      g_warning ("Not reopening %s: no desktop file %s", app_id, desktop_id);
+      g_warning ("Not reopening %s: no desktop file %s%s", app_id, desktop_id,
+                 flatpak ? " exported by Flatpak" : "");
+      return FALSE;
+    }
+  /* A Flatpak's desktop file with a host app's id runs the Flatpak, not
+   * the app that registered. */
+  if (!flatpak && g_desktop_app_info_has_key (info, "X-Flatpak"))
+    {
+      g_warning ("Not reopening %s: %s is a Flatpak app's, and %s did not register from a sandbox",
+                 app_id, g_desktop_app_info_get_filename (info), app_id);
       return FALSE;
     }
   context = g_app_launch_context_new ();
@@ -135,10 +173,12 @@ static gboolean
 relaunch (SrPortal   *self,
           const char *app_id)
 {
+  SrApp *app = g_hash_table_lookup (self->apps, app_id);
+  gboolean flatpak = app != NULL && app->origin == SR_APP_ORIGIN_FLATPAK;
   gboolean launched;
 
   sr_portal_unlocked_begin (self);
-  launched = launch (self, app_id);
+  launched = launch (self->bus, app_id, flatpak);
   sr_portal_unlocked_end (self);
   return launched;
 }

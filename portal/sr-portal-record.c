@@ -7,7 +7,8 @@
  * ended and the record says which apps were open) and "instances", an
  * a{s(a{sv}aa{sv})} keyed by app id. Per app: "next-instance-id" (s) and
  * "discarded-instance-ids" (as), as gnome-session writes them, and our
- * "next-saved-at" (x). Per instance: "instance-id" (s), "crashed" (b), and
+ * "next-saved-at" (x) and "origin" (s: "host" or "flatpak", where it
+ * registered from, sr-portal-origin.c). Per instance: "instance-id" (s), "crashed" (b), and
  * our "saved-at" (x, µs) and "ended-at-session-end" (b). Unknown keys are
  * ignored, as gnome-session's reader does.
  *
@@ -521,6 +522,7 @@ load_app (SrPortal   *self,
   SrApp *app = find_or_add_app (self, app_id);
   g_autofree char *next_id = NULL;
   g_autofree const char **discarded = NULL;
+  const char *origin;
   GVariantIter iter;
   GVariant *dict;
 
@@ -530,6 +532,9 @@ load_app (SrPortal   *self,
       app->next_id = g_steal_pointer (&next_id);
     }
   g_variant_lookup (props, "next-saved-at", "x", &app->next_saved_at);
+  if (g_variant_lookup (props, "origin", "&s", &origin))
+    app->origin = g_str_equal (origin, "flatpak") ? SR_APP_ORIGIN_FLATPAK
+                  : g_str_equal (origin, "host") ? SR_APP_ORIGIN_HOST : SR_APP_ORIGIN_UNKNOWN;
   if (g_variant_lookup (props, "discarded-instance-ids", "^a&s", &discarded))
     for (guint i = 0; discarded[i] != NULL; i++)
       sr_portal_app_discard (app, discarded[i]);
@@ -897,6 +902,10 @@ app_to_variant (SrApp *app)
     g_variant_builder_add (&props, "{sv}", "discarded-instance-ids",
                            g_variant_new_strv ((const char * const *) app->discard->pdata,
                                                app->discard->len));
+  if (app->origin != SR_APP_ORIGIN_UNKNOWN)
+    g_variant_builder_add (&props, "{sv}", "origin",
+                           g_variant_new_string (app->origin == SR_APP_ORIGIN_FLATPAK ? "flatpak"
+                                                                                      : "host"));
 
   g_variant_builder_init (&instances, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < app->instances->len; i++)

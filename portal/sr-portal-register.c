@@ -151,7 +151,10 @@ finish_register (RegisterCall    *call,
   /* Written after the reply, so that the app does not wait for the disk;
    * the record keeps its old state until then. */
   if (app != NULL)
-    sr_portal_record_save (self);
+    {
+      sr_portal_record_save (self);
+      sr_portal_origin_note (self, session->handle, session->app_id);
+    }
 
   session->answered = TRUE;
   /* Closed while policyd was being asked: nothing more will come. */

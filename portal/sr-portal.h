@@ -90,8 +90,17 @@ typedef struct {
   SrPortalSession *live;     /* (unowned) (nullable) the session using it */
 } SrInstance;
 
+/* Where an app registered from (sr-portal-origin.c). */
+typedef enum {
+  SR_APP_ORIGIN_UNKNOWN,
+  SR_APP_ORIGIN_HOST,
+  SR_APP_ORIGIN_FLATPAK,
+} SrAppOrigin;
+
 typedef struct {
   char *app_id;              /* (owned) */
+  SrAppOrigin origin;        /* the login reopens a Flatpak app only from
+                              * the desktop file Flatpak exports for it */
   GPtrArray *instances;      /* (owned) (element-type SrInstance) */
   char *next_id;             /* (owned) (nullable) the id of the last instance
                               * closed voluntarily, for the next launch */
@@ -206,6 +215,11 @@ SrFrontendVerdict sr_portal_frontend_admit (SrPortal *self,
                                             GDBusConnection *connection,
                                             GDBusMessage *message,
                                             gboolean    holdable);
+
+/* sr-portal-origin.c */
+void       sr_portal_origin_note       (SrPortal   *self,
+                                        const char *handle,
+                                        const char *app_id);
 
 /* sr-portal-ids.c */
 char      *sr_portal_new_instance_id   (const char *desktop,

@@ -302,6 +302,67 @@ class TestLoginScopes(TrustTestCase):
         self.assertEqual(unit['properties']['PIDs'], [launched['pid']])
 
 
+class TestLoginDesktopFiles(TrustTestCase):
+    """A Flatpak app is reopened through the desktop file Flatpak exports
+    for it, a host app never through a Flatpak's."""
+
+    def setUp(self):
+        super().setUp()
+        self.launch_log = os.path.join(self.s.root, 'launched.log')
+        self.exports = os.path.join(self.s.root, 'flatpak', 'exports', 'share')
+        self.stop(self.backend)
+        self.start_backend(XDG_DATA_DIRS=f'{self.exports}:{self.s.env["XDG_DATA_DIRS"]}')
+
+    def desktop_file(self, directory, app_id, word, flatpak=False):
+        os.makedirs(os.path.join(directory, 'applications'), exist_ok=True)
+        with open(os.path.join(directory, 'applications', f'{app_id}.desktop'), 'w') as f:
+            f.write(f'[Desktop Entry]\nType=Application\nName={app_id}\n'
+                    f'Exec=/bin/sh -c "echo {word} >> {self.launch_log}"\n' +
+                    (f'X-Flatpak={app_id}\n' if flatpak else ''))
+
+    def origin(self, app_id):
+        self.sync_backend()
+        return self.record_apps().get(app_id, ({},))[0].get('origin')
+
+    def test_a_flatpak_app_is_reopened_through_flatpak_s_export(self):
+        # A host desktop file of the same name comes first in the data
+        # directories; it ran the host's program for the sandboxed app.
+        self.desktop_file(self.s.data_home, 'org.example.Flat', 'host')
+        self.desktop_file(self.exports, 'org.example.Flat', 'export', flatpak=True)
+        registered = os.path.join(self.s.root, 'registered.json')
+        app = subprocess.Popen(self.s.sandboxed_command(
+            'org.example.Flat', PYTHON, APP, 'org.example.Flat', registered,
+            binds=('--bind', self.s.root, self.s.root, '--ro-bind', os.path.dirname(APP),
+                   os.path.dirname(APP))), env=self.s.env)
+        self.addCleanup(self.stop, app)
+        self.s.wait_until(lambda: os.path.exists(registered), what='the sandboxed app registered')
+        self.s.wait_until(lambda: self.origin('org.example.Flat') == 'flatpak',
+                          what='the app known as a Flatpak')
+        self.end_session()
+        with open(registered) as f:
+            pid = json.loads(f.readline())['pid']
+        self.stop(app)
+        self.s.wait_until(lambda: not os.path.exists(f'/proc/{pid}'), what='the app gone')
+        self.sync_frontend()
+        self.login()
+        self.s.wait_until(lambda: self.launched() != [], what='the reopening')
+        self.sync_backend()
+        self.assertEqual(self.launched(), ['export'])
+
+    def test_a_host_app_is_not_reopened_through_a_flatpak_s_desktop_file(self):
+        self.desktop_file(self.s.data_home, 'org.example.Editor', 'flatpak', flatpak=True)
+        a = self.app('org.example.Editor')
+        self.s.wait_until(lambda: self.origin('org.example.Editor') == 'host', what='the app known')
+        self.end_session()
+        a.crash()
+        self.sync_frontend()
+        self.login()
+        self.sync_backend()
+        self.assertEqual(self.launched(), [])
+        self.assertIn("is a Flatpak app's, and org.example.Editor did not register from a sandbox",
+                      self.log())
+
+
 class TestAllSessionsBounded(TrustTestCase):
     BOUND = 40
 
