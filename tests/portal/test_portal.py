@@ -998,6 +998,20 @@ class TestBounds(PortalTestCase):
         self.assertEqual(len(said), 1, said)
         self.assertIn(f'org.example.Mallory: {self.MAX_APP_SESSIONS} sessions open', said[0])
 
+    def test_apps_not_identified_are_bounded_each_by_itself(self):
+        # The apps the frontend could not identify shared one bound: one
+        # of them opening its 1,024 sessions left none for the others.
+        handles = [f'/org/freedesktop/portal/desktop/session/1_83/u{i}'
+                   for i in range(self.MAX_APP_SESSIONS + 1)]
+        answers = self.register_directly('', handles)
+        self.assertEqual([a for a in answers[:-1] if not isinstance(a, dict)], [])
+        self.assertEqual(remote_error(answers[-1]), 'org.freedesktop.DBus.Error.LimitsExceeded')
+        other = self.register_directly('', ['/org/freedesktop/portal/desktop/session/1_84/v'])[0]
+        self.assertEqual(other, {'restore-reason': PRISTINE})
+        said = self.bound_said()
+        self.assertEqual(len(said), 1, said)
+        self.assertIn('An app not identified: ', said[0])
+
     def bound_said(self):
         """The lines of the backend's log saying an app is at its bound."""
         self.backend_log.flush()
