@@ -26,7 +26,7 @@ from srtest import NOBODY, POLICYD, SLOW, SOURCE_DIR, PolicydTestCase  # noqa: E
 
 A = 'org.example.Alpha'
 B = 'org.example.Beta'
-SILENT_POLICYD = os.path.join(os.path.dirname(os.path.realpath(__file__)), 'silentpolicyd.py')
+SILENT_POLICYD = os.path.join(os.path.dirname(os.path.realpath(fakepolicyd.__file__)), 'silentpolicyd.py')
 # What answers "at once" within: a verification, not a call's timeout.
 AT_ONCE = 1.0 * SLOW
 
