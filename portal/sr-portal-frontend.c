@@ -112,7 +112,11 @@ check_owner (SrPortal   *self,
 
   check->portal = self;
   check->name = g_strdup (name);
-  sr_peer_verify_owner_async (self->bus, SR_PORTAL_FRONTEND_NAME, name, NULL,
+  /* That it owns the name the bus has said (GetNameOwner's answer or
+   * NameOwnerChanged, followed in order): check_done() takes the answer
+   * only if it still does. No second GetNameOwner on the way of the
+   * first Register. */
+  sr_peer_verify_owner_async (self->bus, NULL, name, NULL,
                               self->frontend_cancellable, check_done, check);
 }
 

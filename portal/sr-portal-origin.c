@@ -8,7 +8,8 @@
  * connection in the session handle (…/session/<unique name without ':'
  * and with '.' as '_'>/<token>), and the process behind it is looked at
  * as policyd looks at its callers (sr-process.c), on a worker thread
- * after Register has been answered, once per session. A process gone
+ * after Register has been answered, once per app while the backend runs
+ * (again if the process could not be told). A process gone
  * meanwhile, or one that cannot be told, leaves what the record knew.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -114,10 +115,13 @@ looked (GObject      *source,
   g_autoptr(GRecMutexLocker) locker G_GNUC_UNUSED = g_rec_mutex_locker_new (&self->lock);
   SrApp *app;
 
-  if (self->closing || origin == SR_APP_ORIGIN_UNKNOWN)
+  if (self->closing)
     return;
   app = g_hash_table_lookup (self->apps, look->app_id);
-  if (app == NULL || app->origin == origin)
+  /* Not told (the app gone already): asked again at its next Register. */
+  if (app != NULL && origin == SR_APP_ORIGIN_UNKNOWN)
+    app->origin_asked = FALSE;
+  if (app == NULL || origin == SR_APP_ORIGIN_UNKNOWN || app->origin == origin)
     return;
   app->origin = origin;
   sr_portal_record_save (self);

@@ -153,7 +153,13 @@ finish_register (RegisterCall    *call,
   if (app != NULL)
     {
       sr_portal_record_save (self);
-      sr_portal_origin_note (self, session->handle, session->app_id);
+      /* Once a run, not at every Register: an app's sandbox does not
+       * change while the backend runs. */
+      if (!app->origin_asked)
+        {
+          app->origin_asked = TRUE;
+          sr_portal_origin_note (self, session->handle, session->app_id);
+        }
     }
 
   session->answered = TRUE;

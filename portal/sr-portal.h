@@ -101,6 +101,7 @@ typedef struct {
   char *app_id;              /* (owned) */
   SrAppOrigin origin;        /* the login reopens a Flatpak app only from
                               * the desktop file Flatpak exports for it */
+  gboolean origin_asked;     /* looked at this run, or being looked at */
   GPtrArray *instances;      /* (owned) (element-type SrInstance) */
   char *next_id;             /* (owned) (nullable) the id of the last instance
                               * closed voluntarily, for the next launch */
