@@ -157,17 +157,20 @@ credentials_process (GVariant     *credentials,
   return TRUE;
 }
 
-/* Not in a Flatpak or Snap sandbox. */
-static gboolean
-check_not_sandboxed (guint32      pid,
-                     const char  *bus_label,
-                     GError     **error)
+/* The app whose Flatpak or Snap sandbox process @pid runs in, in
+ * *@out_app_id (NULL: on the host); FALSE (NotAllowed) when it cannot be
+ * told. @bus_label: the security label the bus saw, or NULL. */
+gboolean
+sr_peer_read_sandbox_app (guint32      pid,
+                          const char  *bus_label,
+                          char       **out_app_id,
+                          GError     **error)
 {
   g_autofree char *root_path = g_strdup_printf ("/proc/%u/root", pid);
-  g_autofree char *app_id = NULL;
   g_autoptr(GError) local_error = NULL;
   g_auto(SrFd) root_fd = open (root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
+  *out_app_id = NULL;
   if (root_fd < 0)
     {
       int saved_errno = errno;
@@ -175,15 +178,27 @@ check_not_sandboxed (guint32      pid,
                    "its process could not be inspected: %s", g_strerror (saved_errno));
       return FALSE;
     }
-  if (!sr_process_read_flatpak_app (root_fd, &app_id, &local_error) ||
-      (app_id == NULL && !sr_process_read_snap_app (pid, bus_label, &app_id, &local_error)))
+  if (!sr_process_read_flatpak_app (root_fd, out_app_id, &local_error) ||
+      (*out_app_id == NULL && !sr_process_read_snap_app (pid, bus_label, out_app_id, &local_error)))
     {
       g_set_error (error, SR_ERROR, SR_ERROR_NOT_ALLOWED,
                    "it could not be told whether it runs in a sandbox: %s",
                    local_error->message);
       return FALSE;
     }
-  return sr_peer_check_identity (getuid (), app_id, error);
+  return TRUE;
+}
+
+/* Not in a Flatpak or Snap sandbox. */
+static gboolean
+check_not_sandboxed (guint32      pid,
+                     const char  *bus_label,
+                     GError     **error)
+{
+  g_autofree char *app_id = NULL;
+
+  return sr_peer_read_sandbox_app (pid, bus_label, &app_id, error) &&
+         sr_peer_check_identity (getuid (), app_id, error);
 }
 
 /* Whether @unique_name on @bus is a host process of this user (or root),

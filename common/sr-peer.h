@@ -11,6 +11,10 @@ G_BEGIN_DECLS
 gboolean    sr_peer_check_identity      (guint32               uid,
                                          const char           *sandbox_app_id,
                                          GError              **error);
+gboolean    sr_peer_read_sandbox_app    (guint32               pid,
+                                         const char           *bus_label,
+                                         char                **out_app_id,
+                                         GError              **error);
 const char *sr_peer_expected_executable (const char           *env_var,
                                          const char           *installed);
 gboolean    sr_peer_check_executable    (guint32               pid,

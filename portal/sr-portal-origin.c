@@ -18,15 +18,8 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <gio/gunixfdlist.h>
-
-#include "sr-fd.h"
+#include "sr-peer.h"
 #include "sr-portal.h"
-#include "sr-process.h"
 
 /* The unique name the handle's sender part stands for. */
 static char *
@@ -73,9 +66,8 @@ look_in_thread (GTask        *task,
   Look *look = task_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) credentials = NULL;
-  g_autofree char *root_path = NULL;
-  g_autofree char *flatpak_id = NULL;
-  g_auto(SrFd) root_fd = -1;
+  g_autofree char *sandbox_app = NULL;
+  g_autofree char *bus_label = NULL;
   guint32 pid = 0;
   SrAppOrigin origin = SR_APP_ORIGIN_UNKNOWN;
 
@@ -88,17 +80,14 @@ look_in_thread (GTask        *task,
     {
       credentials = g_variant_get_child_value (reply, 0);
       g_variant_lookup (credentials, "ProcessID", "u", &pid);
+      g_variant_lookup (credentials, "LinuxSecurityLabel", "^ay", &bus_label);
     }
-  if (pid != 0)
+  /* As policyd and sr-peer.c tell a sandbox. */
+  if (pid != 0 && sr_peer_read_sandbox_app (pid, bus_label, &sandbox_app, NULL))
     {
-      root_path = g_strdup_printf ("/proc/%u/root", pid);
-      root_fd = open (root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    }
-  if (root_fd >= 0 && sr_process_read_flatpak_app (root_fd, &flatpak_id, NULL))
-    {
-      if (flatpak_id == NULL)
+      if (sandbox_app == NULL)
         origin = SR_APP_ORIGIN_HOST;
-      else if (g_str_equal (flatpak_id, look->app_id))
+      else if (g_str_equal (sandbox_app, look->app_id))
         origin = SR_APP_ORIGIN_FLATPAK;
     }
   g_task_return_int (task, origin);

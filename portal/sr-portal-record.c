@@ -52,6 +52,7 @@
 
 #include "sr-fd.h"
 #include "sr-portal.h"
+#include "sr-regular-file.h"
 
 #define RECORD_VERSION 1
 #define RECORD_MAX_SIZE (16 * 1024 * 1024)
@@ -696,42 +697,21 @@ hold (SrPortal   *self,
 }
 
 /* Opens the record for reading: -1 when it is missing, or, with @error
- * set, when it cannot be read or is no regular file. Without waiting on a
- * FIFO put in its place, which held the backend in open() before it took
- * its name, and without following a link (as policyd reads the stores:
- * policyd/sr-regular-file.c). A missing one is told apart before any error
- * is formatted: g_strerror() opens iconv for the locale, and its module
- * cache and code stay mapped for the process's life: 96 KiB of the idle
- * backend's RSS in bench_portal's world (address-space randomization off,
- * 5,736 → 5,640 KiB). */
+ * set, when it cannot be read or is no regular file, without waiting on a
+ * FIFO put in its place or following a link (sr-regular-file.c). A
+ * missing one is told apart before any error is formatted: g_strerror()
+ * opens iconv for the locale, and its module cache and code stay mapped
+ * for the process's life: 96 KiB of the idle backend's RSS in
+ * bench_portal's world (address-space randomization off, 5,736 → 5,640
+ * KiB). */
 static int
 open_record (const char   *path,
              struct stat  *st,
              GError      **error)
 {
-  g_auto(SrFd) fd = open (path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-
-  if (fd < 0 && errno == ENOENT)
+  if (faccessat (AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
     return -1;
-  if (fd < 0 && errno == ELOOP)
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a symbolic link");
-      return -1;
-    }
-  if (fd < 0 || fstat (fd, st) != 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return -1;
-    }
-  if (!S_ISREG (st->st_mode))
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "not a regular file");
-      return -1;
-    }
-  return sr_fd_steal (&fd);
+  return sr_regular_file_open (AT_FDCWD, path, O_NOFOLLOW, st, error);
 }
 
 /* The record read does not parse (@why): renamed aside, whole, under a

@@ -1,9 +1,10 @@
 /* sr-regular-file.c: opening a file that must be a regular one
  *
  * Anything running as the user can put a FIFO where policyd reads a file
- * (its own state files, a store's files, the drop-ins), and opening a
- * FIFO for reading waits for a writer: policyd would wait for good, at
- * start-up or in the store worker. A device would be read without end.
+ * (its own state files, a store's files, the drop-ins) or where the portal
+ * backend reads its record, and opening a FIFO for reading waits for a
+ * writer: either would wait for good, at start-up or in policyd's store
+ * worker. A device would be read without end.
  * So each is opened without waiting, and taken only when it is a regular
  * file.
  *
@@ -32,6 +33,13 @@ sr_regular_file_open (int           dir_fd,
 {
   g_auto(SrFd) fd = openat (dir_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | flags);
 
+  /* A link refused (O_NOFOLLOW), in the words policyd's store walk
+   * uses for one. */
+  if (fd < 0 && errno == ELOOP && (flags & O_NOFOLLOW))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a symbolic link");
+      return -1;
+    }
   if (fd < 0 || fstat (fd, st) != 0)
     {
       int saved_errno = errno;
