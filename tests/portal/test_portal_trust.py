@@ -143,7 +143,10 @@ class TestImplForTheFrontendAlone(TrustTestCase):
 
     def test_a_frontend_of_another_user_is_not_answered(self):
         self.stop(self.frontend)
-        self.s.wait_until(lambda: 'The portal frontend' in self.log(), what='the frontend gone')
+        self.s.wait_until(lambda: not self.s.bus.call_sync(
+            'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'NameHasOwner',
+            GLib.Variant('(s)', (FRONTEND_NAME,)), None, Gio.DBusCallFlags.NONE, 5000,
+            None).unpack()[0], what='the frontend gone')
         other = subprocess.Popen([*NOBODY, PYTHON, FRONTEND, BACKEND_NAME], env=self.s.env)
         self.addCleanup(self.stop, other)
         self.s.wait_for_name(self.s.bus, FRONTEND_NAME)
