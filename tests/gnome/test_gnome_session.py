@@ -61,24 +61,22 @@ class GnomeSessionTest(unittest.TestCase):
 
         # Logout with the app open, a new login: relaunched from its
         # desktop file, RESTORE with its id.
-        since = len(self.apps.registrations())
         self.gs.logout()
         self.assertFalse(self.gs.record()['dirty'])
         self.apps.end_session()
         self.gs.start()
-        [relaunched] = self.apps.relaunched(1, since)
+        [relaunched] = self.apps.relaunched()
         self.assertEqual((relaunched.app_id, relaunched.reason, relaunched.instance_id),
                          (EDITOR, RESTORE, third.instance_id), relaunched)
 
     def test_sigterm_leaves_the_record_dirty_and_the_next_login_recovers(self):
         self.gs.start()
         app = self.apps.start(EDITOR)
-        since = len(self.apps.registrations())
         self.gs.terminate()
         self.assertTrue(self.gs.record()['dirty'])
         self.apps.end_session()
         self.gs.start()
-        [relaunched] = self.apps.relaunched(1, since)
+        [relaunched] = self.apps.relaunched()
         self.assertEqual((relaunched.reason, relaunched.instance_id), (RECOVER, app.instance_id),
                          relaunched)
 

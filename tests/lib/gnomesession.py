@@ -10,7 +10,7 @@ session bus, and apps that use its save/restore calls as GTK does.
     a.quit() / a.crash() / a.exit_uncleanly()
     gs.logout()                       # Logout(1): the record sealed, dirty=false
     apps.end_session()                # what the session's end does to apps
-    gs.start()                        # the next login relaunches: apps.relaunched(n)
+    gs.start()                        # the next login relaunches: apps.relaunched()
     gs.record()                       # the state file, unpacked
     gs.terminate()                    # SIGTERM: a forced logout, record left dirty
 
@@ -286,12 +286,29 @@ class Apps:
         entry = [e for e in self.registrations() if e['pid'] == process.pid][0]
         return App(self, entry, process)
 
-    def relaunched(self, count, since):
-        """The apps registered after the first @since registrations, once
-        there are @count of them: the ones a login started."""
-        self.wait_for(lambda e: len(self.registrations()) >= since + count,
-                      f'{count} relaunched apps')
-        return [App(self, e) for e in self.registrations()[since:]]
+    def relaunched(self):
+        """The apps a login started (call it once the login returned,
+        which is once the session manager spawned them): every process
+        running this log's app that the test did not start, once each has
+        registered."""
+        ours = {p.pid for p in self.processes}
+        pids = [pid for pid in self.client_pids() if pid not in ours]
+        self.wait_for(lambda e: {r['pid'] for r in self.registrations()} >= set(pids),
+                      f'the relaunched apps {pids} to register')
+        return [App(self, e) for e in self.registrations() if e['pid'] in pids]
+
+    def client_pids(self):
+        """The running processes of restoreclient.py with this log."""
+        pids = []
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                    argv = f.read().split(b'\0')
+            except OSError:
+                continue
+            if CLIENT.encode() in argv and self.log_path.encode() in argv and process_alive(int(pid)):
+                pids.append(int(pid))
+        return pids
 
     def running(self):
         """Every app that registered and has not exited."""
