@@ -207,6 +207,11 @@ check_not_sandboxed (guint32      pid,
  * not. @out_pid and @out_start_time name the process verified (a start
  * time of 0 for root's, which is not looked at). Blocks for a round trip to
  * the bus. */
+static gboolean identify (GDBusConnection *bus, const char *unique_name,
+                          const char *expected_executable, char **out_sandbox_app,
+                          guint32 *out_pid, guint64 *out_start_time,
+                          GCancellable *cancellable, GError **error);
+
 gboolean
 sr_peer_verify_sync (GDBusConnection  *bus,
                      const char       *unique_name,
@@ -215,6 +220,37 @@ sr_peer_verify_sync (GDBusConnection  *bus,
                      guint64          *out_start_time,
                      GCancellable     *cancellable,
                      GError          **error)
+{
+  return identify (bus, unique_name, expected_executable, NULL, out_pid, out_start_time,
+                   cancellable, error);
+}
+
+/* Who @unique_name on @bus is, as sr_peer_verify_sync() tells it, but
+ * for a sandbox: *@out_sandbox_app is the app whose Flatpak or Snap
+ * sandbox it runs in, or NULL for a host process of the user (or root).
+ * FALSE with a NotAllowed error when it cannot be told, or it is another
+ * user's. Blocks for a round trip to the bus. */
+gboolean
+sr_peer_identify_sync (GDBusConnection  *bus,
+                       const char       *unique_name,
+                       char            **out_sandbox_app,
+                       GCancellable     *cancellable,
+                       GError          **error)
+{
+  g_return_val_if_fail (out_sandbox_app != NULL, FALSE);
+  return identify (bus, unique_name, NULL, out_sandbox_app, NULL, NULL, cancellable, error);
+}
+
+/* @out_sandbox_app NULL: a sandbox is refused. */
+static gboolean
+identify (GDBusConnection  *bus,
+          const char       *unique_name,
+          const char       *expected_executable,
+          char            **out_sandbox_app,
+          guint32          *out_pid,
+          guint64          *out_start_time,
+          GCancellable     *cancellable,
+          GError          **error)
 {
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GVariant) reply = NULL;
@@ -225,6 +261,8 @@ sr_peer_verify_sync (GDBusConnection  *bus,
   guint32 uid, pid;
   guint64 start_time;
 
+  if (out_sandbox_app != NULL)
+    *out_sandbox_app = NULL;
   reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, "org.freedesktop.DBus",
                                                          "/org/freedesktop/DBus",
                                                          "org.freedesktop.DBus",
@@ -272,7 +310,15 @@ sr_peer_verify_sync (GDBusConnection  *bus,
                    "its process could not be inspected: %s", local_error->message);
       return FALSE;
     }
-  if (!check_not_sandboxed (pid, bus_label, error))
+  if (out_sandbox_app != NULL)
+    {
+      g_autofree char *sandbox_app = NULL;
+
+      if (!sr_peer_read_sandbox_app (pid, bus_label, &sandbox_app, error))
+        return FALSE;
+      *out_sandbox_app = g_steal_pointer (&sandbox_app);
+    }
+  else if (!check_not_sandboxed (pid, bus_label, error))
     return FALSE;
   if (expected_executable != NULL &&
       !sr_peer_check_executable (pid, start_time, expected_executable, error))

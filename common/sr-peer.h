@@ -28,6 +28,11 @@ gboolean    sr_peer_verify_sync         (GDBusConnection      *bus,
                                          guint64              *out_start_time,
                                          GCancellable         *cancellable,
                                          GError              **error);
+gboolean    sr_peer_identify_sync       (GDBusConnection      *bus,
+                                         const char           *unique_name,
+                                         char                **out_sandbox_app,
+                                         GCancellable         *cancellable,
+                                         GError              **error);
 void        sr_peer_verify_owner_async  (GDBusConnection      *bus,
                                          const char           *well_known_name,
                                          const char           *unique_name,

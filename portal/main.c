@@ -1,9 +1,13 @@
-/* main.c: session-restore-portal, an org.freedesktop.impl.portal.SaveRestore
- * backend that consults session-restore-policyd
+/* main.c: session-restore-portal, the save and restore backend that
+ * consults session-restore-policyd, with two doors: GTK's calls to
+ * org.gnome.SessionManager where no session manager owns that name
+ * (sr-portal-sm.c), and the org.freedesktop.impl.portal.SaveRestore
+ * backend behind the portal's frontend
  *
  * Without options it is the backend: D-Bus-activated as
  * org.freedesktop.impl.portal.SessionRestore (the DBusName of
- * session-restore.portal). With --login it asks the backend (starting it)
+ * session-restore.portal), or started by its systemd user unit or
+ * autostart entry at login. With --login it asks the backend (starting it)
  * to reopen what the last session left open, and exits; the XDG autostart
  * entry runs that at every login. SIGTERM (the unit stopped with
  * graphical-session.target) ends the session before exiting.
@@ -271,8 +275,11 @@ run_backend (void)
   owner_id = g_bus_own_name_on_connection (portal.bus, SR_PORTAL_BUS_NAME,
                                            G_BUS_NAME_OWNER_FLAGS_NONE, NULL, name_lost,
                                            &backend, NULL);
+  /* GTK's own calls, where no session manager answers them. */
+  sr_portal_sm_start (&portal);
   g_main_loop_run (loop);
 
+  sr_portal_sm_stop (&portal);
   g_bus_unown_name (owner_id);
   sr_portal_frontend_unwatch (&portal);
   sr_portal_unwatch_logind (&portal);
@@ -305,6 +312,7 @@ run_backend (void)
   g_clear_handle_id (&portal.ending_timeout_id, g_source_remove);
   g_clear_handle_id (&portal.reopened_timeout_id, g_source_remove);
   g_clear_pointer (&portal.control_callers, g_hash_table_unref);
+  g_clear_pointer (&portal.sm_gone_asked, g_hash_table_unref);
   g_clear_pointer (&portal.frontend_held, g_ptr_array_unref);
   g_free (portal.frontend);
   g_free (portal.frontend_owner);

@@ -42,7 +42,9 @@ save_hint_all (SrPortal *self)
   g_hash_table_iter_init (&iter, self->sessions);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
     {
-      if (!session->answered || session->closed || session->instance_id == NULL)
+      /* GTK, at the SessionManager door, saves by itself, every 15 s. */
+      if (!session->answered || session->closed || session->instance_id == NULL ||
+          session->door != SR_DOOR_PORTAL)
         continue;
       sr_portal_send_to_session (self, session, "SaveHint");
       session->save_hint_sent = TRUE;

@@ -39,6 +39,10 @@ typedef struct {
   SrPortal *self;                    /* (unowned) */
   GDBusConnection *connection;       /* (owned) */
   GDBusMessage *message;             /* (owned) the Register call */
+  GDBusMethodInvocation *invocation; /* (owned) (nullable) … or the
+                                      * RegisterRestore call of the
+                                      * SessionManager door (sr-portal-sm.c),
+                                      * answered as gnome-session does */
   SrPortalSession *session;          /* (unowned) kept until answered */
   SrRestoreReason reason;
   gboolean had_state;                /* the instance had state to restore */
@@ -87,7 +91,22 @@ register_call_free (RegisterCall *call)
 {
   g_object_unref (call->connection);
   g_object_unref (call->message);
+  g_clear_object (&call->invocation);
   g_free (call);
+}
+
+/* The backend is exiting: Register or RegisterRestore gets no answer of
+ * substance. */
+static void
+return_exiting (RegisterCall *call)
+{
+  if (call->invocation != NULL)
+    g_dbus_method_invocation_return_error_literal (g_steal_pointer (&call->invocation),
+                                                   G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
+                                                   "session-restore-portal is exiting");
+  else
+    return_error (call->connection, call->message, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
+                  "session-restore-portal is exiting");
 }
 
 static gboolean
@@ -116,6 +135,28 @@ add_discards (GPtrArray       *ids,
     }
 }
 
+/* RegisterRestore's answer: (reason, instance id, ids to clean up), as
+ * gnome-session gives it; "" for an app given no id (as many of it
+ * running as the record keeps). */
+static void
+finish_register_restore (RegisterCall    *call,
+                         SrApp           *app,
+                         SrRestoreReason  reason)
+{
+  SrPortalSession *session = call->session;
+  g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+
+  if (app != NULL && session->instance_id != NULL)
+    sr_portal_sm_cleanup_ids (call->self, app, session, ids);
+  g_dbus_method_invocation_return_value (g_steal_pointer (&call->invocation),
+                                         g_variant_new ("(us@as)", reason,
+                                                        session->instance_id != NULL
+                                                        ? session->instance_id : "",
+                                                        g_variant_new_array (G_VARIANT_TYPE_STRING,
+                                                                             (GVariant **) ids->pdata,
+                                                                             ids->len)));
+}
+
 static void
 finish_register (RegisterCall    *call,
                  SrRestoreReason  reason)
@@ -128,6 +169,11 @@ finish_register (RegisterCall    *call,
   GVariant *dict;
   guint n = 0;
 
+  if (call->invocation != NULL)
+    {
+      finish_register_restore (call, app, reason);
+      goto answered;
+    }
   registration[n++] = sr_vardict_entry ("restore-reason", g_variant_new_uint32 (reason));
   if (session->instance_id != NULL)
     {
@@ -147,6 +193,7 @@ finish_register (RegisterCall    *call,
   reply = g_dbus_message_new_method_reply (call->message);
   g_dbus_message_set_body (reply, g_variant_new_tuple (&dict, 1));
   send_reply (call->connection, call->message, reply);
+answered:
   sr_portal_watch_logind_now (self);
   /* Written after the reply, so that the app does not wait for the disk;
    * the record keeps its old state until then. */
@@ -155,7 +202,9 @@ finish_register (RegisterCall    *call,
       sr_portal_record_save (self);
       /* Once a run, not at every Register: an app's sandbox does not
        * change while the backend runs. */
-      if (!app->origin_asked)
+      if (session->door == SR_DOOR_SESSION_MANAGER)
+        sr_portal_sm_note_origin (self, session, app);
+      else if (!app->origin_asked)
         {
           app->origin_asked = TRUE;
           sr_portal_origin_note (self, session->handle, session->app_id);
@@ -262,8 +311,7 @@ checked (GObject      *source,
 
   if (self->closing)
     {
-      return_error (call->connection, call->message, G_DBUS_ERROR, G_DBUS_ERROR_NO_SERVER,
-                    "session-restore-portal is exiting");
+      return_exiting (call);
       register_call_free (call);
       return;
     }
@@ -381,6 +429,108 @@ max_sessions (void)
   return SR_PORTAL_MAX_SESSIONS;
 }
 
+/* Register or RegisterRestore, its session made: the instance is
+ * picked, and policyd asked about it. @closed_before: the session was
+ * closed before it registered. */
+static void
+start_register (SrPortal     *self,
+                RegisterCall *call,
+                gboolean      closed_before)
+{
+  SrPortalSession *session = call->session;
+  gboolean interactive = FALSE;
+
+  /* A host process the frontend could not identify: nothing to tell its
+   * state apart by. */
+  if (*session->app_id == '\0')
+    {
+      session->closed = closed_before;
+      finish_register (call, SR_RESTORE_REASON_PRISTINE);
+      return;
+    }
+
+  call->reason = pick_instance (self, session, call, &interactive);
+  if (session->instance_id == NULL)
+    {
+      session->closed = closed_before;
+      finish_register (call, call->reason);
+      return;
+    }
+  if (closed_before)
+    sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
+  sr_portal_policy_check_async (self->policy, session->app_id, call->reason, call->saved_at,
+                                interactive, checked, call);
+}
+
+/* Whether another session may be opened for @bound_key; if not, says why
+ * in @error (LimitsExceeded) and, once, in the log. */
+static gboolean
+sessions_bounded (SrPortal    *self,
+                  const char  *bound_key,
+                  const char  *app_id,
+                  GError     **error)
+{
+  if (g_hash_table_size (self->sessions) >= max_sessions ())
+    {
+      if (!self->sessions_at_bound)
+        g_message ("%u sessions open, the most all apps together may have: Registers are "
+                   "refused until some have closed", max_sessions ());
+      self->sessions_at_bound = TRUE;
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                   "%u sessions are open already, the most the backend keeps: close one first",
+                   max_sessions ());
+      return FALSE;
+    }
+  if (sr_portal_app_sessions (self, bound_key) >= SR_PORTAL_MAX_APP_SESSIONS)
+    {
+      if (g_hash_table_add (self->apps_at_bound, g_strdup (bound_key)))
+        g_message ("%s: %u sessions open, the most one app may have: its Registers are "
+                   "refused while it has that many",
+                   *app_id != '\0' ? app_id : "An app not identified", SR_PORTAL_MAX_APP_SESSIONS);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                   "The app has %u sessions open already, the most one app may have: "
+                   "close one first", SR_PORTAL_MAX_APP_SESSIONS);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* RegisterRestore of the SessionManager door (sr-portal-sm.c), for
+ * @app_id (valid, and one the caller may register as): as Register,
+ * under a session of that door whose sender is @sender, the name whose
+ * leaving ends it. In the main loop, holding SrPortal.lock. */
+void
+sr_portal_register_restore (SrPortal              *self,
+                            GDBusMethodInvocation *invocation,
+                            const char            *handle,
+                            const char            *sender,
+                            const char            *app_id)
+{
+  g_autoptr(GError) error = NULL;
+  RegisterCall *call;
+
+  if (self->closing)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR,
+                                                     G_DBUS_ERROR_NO_SERVER,
+                                                     "session-restore-portal is exiting");
+      return;
+    }
+  if (!sessions_bounded (self, app_id, app_id, &error))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  call = g_new0 (RegisterCall, 1);
+  call->self = self;
+  call->connection = g_object_ref (g_dbus_method_invocation_get_connection (invocation));
+  call->message = g_object_ref (g_dbus_method_invocation_get_message (invocation));
+  call->invocation = g_object_ref (invocation);
+  call->session = sr_portal_session_new (self, handle, sender, app_id);
+  call->session->door = SR_DOOR_SESSION_MANAGER;
+  start_register (self, call, FALSE);
+}
+
 static void
 handle_register (SrPortal        *self,
                  GDBusConnection *connection,
@@ -392,8 +542,7 @@ handle_register (SrPortal        *self,
   g_autoptr(GError) error = NULL;
   SrPortalSession *session;
   RegisterCall *call;
-  gboolean closed_before, interactive = FALSE;
-  gint64 saved_at = 0;
+  gboolean closed_before;
   g_autofree char *bound_key = NULL;
 
   if (self->closing)
@@ -430,27 +579,9 @@ handle_register (SrPortal        *self,
    * closed every session (count_session()), 2,048 calls later at the
    * least; so the table holds only apps with sessions open. */
   bound_key = sr_portal_session_bound_key (handle, app_id);
-  if (g_hash_table_size (self->sessions) >= max_sessions ())
+  if (!sessions_bounded (self, bound_key, app_id, &error))
     {
-      if (!self->sessions_at_bound)
-        g_message ("%u sessions open, the most all apps together may have: Registers are "
-                   "refused until some have closed", max_sessions ());
-      self->sessions_at_bound = TRUE;
-      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
-                    "%u sessions are open already, the most the backend keeps: close one first",
-                    max_sessions ());
-      sr_portal_session_refused (self, handle);
-      return;
-    }
-  if (sr_portal_app_sessions (self, bound_key) >= SR_PORTAL_MAX_APP_SESSIONS)
-    {
-      if (g_hash_table_add (self->apps_at_bound, g_strdup (bound_key)))
-        g_message ("%s: %u sessions open, the most one app may have: its Registers are "
-                   "refused while it has that many",
-                   *app_id != '\0' ? app_id : "An app not identified", SR_PORTAL_MAX_APP_SESSIONS);
-      return_error (connection, message, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
-                    "The app has %u sessions open already, the most one app may have: "
-                    "close one first", SR_PORTAL_MAX_APP_SESSIONS);
+      return_error (connection, message, G_DBUS_ERROR, error->code, "%s", error->message);
       sr_portal_session_refused (self, handle);
       return;
     }
@@ -460,31 +591,9 @@ handle_register (SrPortal        *self,
   call->self = self;
   call->connection = g_object_ref (connection);
   call->message = g_object_ref (message);
-  call->session = session = sr_portal_session_new (self, handle,
-                                                   g_dbus_message_get_sender (message),
-                                                   app_id);
-
-  /* A host process the frontend could not identify: nothing to tell its
-   * state apart by. */
-  if (*app_id == '\0')
-    {
-      session->closed = closed_before;
-      finish_register (call, SR_RESTORE_REASON_PRISTINE);
-      return;
-    }
-
-  call->reason = pick_instance (self, session, call, &interactive);
-  saved_at = call->saved_at;
-  if (session->instance_id == NULL)
-    {
-      session->closed = closed_before;
-      finish_register (call, call->reason);
-      return;
-    }
-  if (closed_before)
-    sr_portal_session_close (self, session, SR_CLOSE_INVOLUNTARY);
-  sr_portal_policy_check_async (self->policy, app_id, call->reason, saved_at, interactive,
-                                checked, call);
+  call->session = sr_portal_session_new (self, handle, g_dbus_message_get_sender (message),
+                                         app_id);
+  start_register (self, call, closed_before);
 }
 
 /* Whether @message is a Register call the filter takes

@@ -445,7 +445,7 @@ sr_portal_sessions_of_frontend_close (SrPortal   *self,
 
   g_hash_table_iter_init (&iter, self->sessions);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
-    if (g_strcmp0 (session->frontend, frontend) == 0)
+    if (session->door == SR_DOOR_PORTAL && g_strcmp0 (session->frontend, frontend) == 0)
       g_ptr_array_add (gone, session);
   for (guint i = 0; i < gone->len; i++)
     {

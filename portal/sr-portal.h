@@ -64,6 +64,19 @@ G_BEGIN_DECLS
 
 typedef struct _SrPortalSession SrPortalSession;
 
+/* The two doors apps come in by: the portal's impl interface, through
+ * the frontend (sr-portal-session.c, sr-portal-register.c), and GTK's own
+ * calls to org.gnome.SessionManager where no session manager owns that
+ * name (sr-portal-sm.c). */
+typedef enum {
+  SR_DOOR_PORTAL,
+  SR_DOOR_SESSION_MANAGER,
+} SrDoor;
+
+/* The name, path and interface of the SessionManager door. */
+#define SR_SM_BUS_NAME "org.gnome.SessionManager"
+#define SR_SM_OBJECT_PATH "/org/gnome/SessionManager"
+
 /* How a session closed: Close2's "voluntary", or the old Close, which
  * does not say (no crash is counted for it). */
 typedef enum {
@@ -114,8 +127,12 @@ typedef struct {
 } SrApp;
 
 struct _SrPortalSession {
-  char *handle;              /* (owned) */
-  char *frontend;            /* (owned) unique name that called Register */
+  char *handle;              /* (owned) the portal's session handle, or for the
+                              * SessionManager door "sm:<sender>:<serial>" */
+  SrDoor door;
+  char *frontend;            /* (owned) unique name that called Register: the
+                              * frontend, or for the SessionManager door the app
+                              * itself, whose leaving is its crash */
   char *app_id;              /* (owned) "" for an unidentified app */
   char *instance_id;         /* (owned) (nullable) */
   GHashTable *asked_discard; /* (owned) ids this handle was asked to discard */
@@ -184,6 +201,15 @@ typedef struct {
   GHashTable *control_callers;   /* (owned) unique names verified as host
                                   * processes of the user, for the control
                                   * interface */
+  /* The SessionManager door (sr-portal-sm.c), in the main loop only. */
+  guint sm_owner_id;             /* owning org.gnome.SessionManager, or 0 */
+  guint sm_object_id;            /* its object's registration, or 0 */
+  guint sm_subscription;         /* NameOwnerChanged, for the apps leaving */
+  gboolean sm_owned;             /* the name is ours now */
+  GHashTable *sm_callers;        /* (owned) unique name → SmCaller: who called it */
+  guint64 sm_serial;             /* numbers its sessions' handles */
+  GHashTable *sm_gone_asked;     /* (owned) "app\nid": asked once more to clean up
+                                  * although its file was gone already */
   GMainLoop *loop;               /* (unowned) */
   GMutex subtree_lock;           /* guards subtrees and save_restore_id (the filter
                                   * runs without SrPortal.lock) */
@@ -216,6 +242,24 @@ SrFrontendVerdict sr_portal_frontend_admit (SrPortal *self,
                                             GDBusConnection *connection,
                                             GDBusMessage *message,
                                             gboolean    holdable);
+
+/* sr-portal-sm.c */
+void       sr_portal_sm_start          (SrPortal   *self);
+void       sr_portal_sm_stop           (SrPortal   *self);
+void       sr_portal_sm_cleanup_ids    (SrPortal   *self,
+                                        SrApp      *app,
+                                        SrPortalSession *session,
+                                        GPtrArray  *ids);
+void       sr_portal_sm_note_origin    (SrPortal   *self,
+                                        SrPortalSession *session,
+                                        SrApp      *app);
+
+/* sr-portal-register.c (also) */
+void       sr_portal_register_restore  (SrPortal   *self,
+                                        GDBusMethodInvocation *invocation,
+                                        const char *handle,
+                                        const char *sender,
+                                        const char *app_id);
 
 /* sr-portal-origin.c */
 void       sr_portal_origin_note       (SrPortal   *self,
