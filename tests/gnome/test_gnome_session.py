@@ -92,6 +92,25 @@ class GnomeSessionTest(unittest.TestCase):
         four = self.apps.start(EDITOR)
         self.assertEqual(four.cleanup_ids, [one.instance_id], four)
 
+    def test_a_record_written_before_the_start_is_what_it_relaunches(self):
+        # What session-restore-ctl session prepare hands it. (Not
+        # discarded-instance-ids: gnome-session 51 reads them with
+        # g_variant_iter_loop() and keeps the strings it frees, so that
+        # they come back as whatever the memory then holds.)
+        notes = 'org.example.Notes'
+        self.apps.install(notes)
+        self.gs.write_record({EDITOR: ({}, [{'instance-id': 'aaaaaaaaaa', 'crashed': False}]),
+                              notes: ({'next-instance-id': 'cccccccccc'},
+                                      [{'instance-id': 'bbbbbbbbbb', 'crashed': True}])})
+        self.gs.start()
+        [relaunched] = self.apps.relaunched()
+        self.assertEqual((relaunched.app_id, relaunched.reason, relaunched.instance_id),
+                         (EDITOR, RESTORE, 'aaaaaaaaaa'), relaunched)
+        crashed = self.apps.start(notes)
+        self.assertEqual((crashed.reason, crashed.instance_id), (RECOVER, 'bbbbbbbbbb'), crashed)
+        another = self.apps.start(notes)
+        self.assertEqual((another.reason, another.instance_id), (LAUNCH, 'cccccccccc'), another)
+
     def test_an_app_without_a_desktop_file_is_refused(self):
         self.gs.start()
         app = self.apps.start('org.example.Unknown')

@@ -12,6 +12,8 @@ session bus, and apps that use its save/restore calls as GTK does.
     apps.end_session()                # what the session's end does to apps
     gs.start()                        # the next login relaunches: apps.relaunched()
     gs.record()                       # the state file, unpacked
+    gs.write_record({app: ({'next-instance-id': 'abc'},       # a record for the
+                           [{'instance-id': 'def', 'crashed': False}])})  # next start
     gs.terminate()                    # SIGTERM: a forced logout, record left dirty
 
 How gnome-session-service runs here (read from its sources, 51):
@@ -42,7 +44,15 @@ How gnome-session-service runs here (read from its sources, 51):
 - An instance whose app's bus name vanished without UnregisterRestore is
   marked crashed (in memory; written at the next write). RegisterRestore
   hands a new instance LAUNCH, a crashed one RECOVER, any other instance
-  not running RESTORE; `dbus_name` '' is the sender.
+  not running RESTORE; `dbus_name` '' is the sender. It takes the first
+  instance of the app's list that is not running, crashed or not: an app
+  relaunched at login can be handed a crashed instance (RECOVER) of the
+  same app that the record also held.
+- Its reading of `discarded-instance-ids` from the record keeps strings
+  that g_variant_iter_loop() frees: the cleanup ids a record hands a
+  start come back as whatever that memory holds (seen: ''). Ids to clean
+  up survive only within one run of it; write_record() them only to show
+  that.
 
 The apps are tests/lib/restoreclient.py (see its docstring); what each one
 did is one JSON line of a log shared by an Apps, so that the ones a login
@@ -189,9 +199,33 @@ class GnomeSession:
     def record(self):
         return read_record(self.record_path)
 
+    def write_record(self, instances, dirty=False):
+        """Writes the record the next start() reads, as gnome-session 51
+        writes it: @instances {app id: ({'next-instance-id': s,
+        'discarded-instance-ids': [s]}, [{'instance-id': s, 'crashed': b}])},
+        any key of either dict left out at will."""
+        with open(self.record_path, 'wb') as f:
+            f.write(record_bytes(instances, dirty))
+
     def log(self):
         with open(self.log_path, errors='replace') as f:
             return f.read()
+
+
+def record_bytes(instances, dirty=False):
+    """A gnome-session 51 record (version 1) in its on-disk bytes."""
+    types = {'next-instance-id': 's', 'discarded-instance-ids': 'as', 'instance-id': 's', 'crashed': 'b'}
+
+    def vardict(d):
+        return {key: GLib.Variant(types[key], value) for key, value in d.items()}
+    value = GLib.Variant('a{sv}', {
+        'version': GLib.Variant('u', 1),
+        'dirty': GLib.Variant('b', dirty),
+        'instances': GLib.Variant('a{s(a{sv}aa{sv})}', {
+            app: (vardict(props), [vardict(i) for i in listed])
+            for app, (props, listed) in instances.items()}),
+    })
+    return value.get_data_as_bytes().get_data()
 
 
 class App:
