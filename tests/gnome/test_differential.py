@@ -178,8 +178,8 @@ def run_scenario(driver):
     by_app = {}
     for app in relaunched:
         by_app.setdefault(app.app_id, []).append(app)
-    for app in sorted(by_app[EDITOR], key=lambda a: o.label(a.app_id, a.instance_id)):
-        o.step(f'the relaunched {o.label(app.app_id, app.instance_id)} quits', app.quit())
+    for n, app in enumerate(sorted(by_app[EDITOR], key=lambda a: o.label(a.app_id, a.instance_id))):
+        o.step(f'the relaunched Editor with the {("older", "newer")[n]} id quits', app.quit())
     start('Editor starts after the relaunched ones quit', EDITOR)
     # Nothing is left over after a run: every app gone before the next.
     assert editor is not None and editor_too is not None and terminal is not None
@@ -205,8 +205,8 @@ GNOME_SESSION_51 = [
      [('Editor', 'RESTORE', 'Editor#2', (), (), None), ('Editor', 'RESTORE', 'Editor#3', (), (), None),
       ('Terminal', 'RESTORE', 'Terminal#1', (), (), None)]),
     ('Notes starts after the login', ('Notes', 'RECOVER', 'Notes#1', (), (), None)),
-    ('the relaunched Editor#2 quits', None),
-    ('the relaunched Editor#3 quits', None),
+    ('the relaunched Editor with the older id quits', None),
+    ('the relaunched Editor with the newer id quits', None),
     ('Editor starts after the relaunched ones quit',
      ('Editor', 'LAUNCH', 'Editor#3', ('Editor#2',), ('Editor#2',), None)),
 ]
