@@ -258,6 +258,7 @@ run_backend (void)
   record_name = g_strdup_printf ("session-restore-portal@%s.state", portal.desktop);
   portal.record_path = g_build_filename (g_get_user_state_dir (), record_name, NULL);
   portal.writer = sr_record_writer_new (portal.record_path);
+  sr_portal_discards_init (&portal);
   sr_portal_record_load (&portal);
 
   backend.control_id = g_dbus_connection_register_object (portal.bus, SR_PORTAL_CONTROL_PATH,
@@ -296,6 +297,7 @@ run_backend (void)
   g_rec_mutex_lock (&portal.lock);
   sr_portal_record_flush_sync (&portal);
   g_clear_pointer (&portal.writer, sr_record_writer_free);
+  sr_portal_discards_free (&portal);
   g_clear_pointer (&portal.policy, sr_portal_policy_free);
   g_clear_pointer (&portal.sessions, g_hash_table_unref);
   g_clear_pointer (&portal.app_sessions, g_hash_table_unref);
@@ -327,6 +329,59 @@ run_backend (void)
   return backend.status;
 }
 
+static char *
+name_owner (GDBusConnection *bus,
+            const char      *name)
+{
+  g_autoptr(GVariant) reply = NULL;
+  char *owner = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetNameOwner",
+                                       g_variant_new ("(s)", name), G_VARIANT_TYPE ("(s)"),
+                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+  if (reply != NULL)
+    g_variant_get (reply, "(s)", &owner);
+  return owner;
+}
+
+/* Whether a session manager other than this backend (gnome-session)
+ * owns org.gnome.SessionManager: it reopens apps itself, and answers
+ * GTK. */
+static gboolean
+other_session_manager (GDBusConnection *bus)
+{
+  g_autofree char *manager = name_owner (bus, SR_SM_BUS_NAME);
+  g_autofree char *backend = NULL;
+
+  if (manager == NULL)
+    return FALSE;
+  backend = name_owner (bus, SR_PORTAL_BUS_NAME);
+  return g_strcmp0 (manager, backend) != 0;
+}
+
+/* --if-no-session-manager, the systemd unit's ExecCondition: 0 (start)
+ * unless another session manager runs, 1 (skip) if one does. */
+static int
+run_condition (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+
+  if (bus == NULL)
+    {
+      g_printerr ("session-restore-portal: no session bus: %s\n", error->message);
+      return 1;
+    }
+  if (other_session_manager (bus))
+    {
+      g_print ("A session manager owns %s: it answers GTK and reopens apps itself.\n",
+               SR_SM_BUS_NAME);
+      return 1;
+    }
+  return EXIT_SUCCESS;
+}
+
 /* --login: the backend does the work; this only starts it and waits. */
 static int
 run_login (void)
@@ -335,6 +390,12 @@ run_login (void)
   g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_autoptr(GVariant) reply = NULL;
 
+  /* gnome-session reopens its apps itself: nothing to start. */
+  if (bus != NULL && other_session_manager (bus))
+    {
+      g_print ("A session manager owns %s: it reopens apps itself.\n", SR_SM_BUS_NAME);
+      return EXIT_SUCCESS;
+    }
   if (bus != NULL)
     reply = g_dbus_connection_call_sync (bus, SR_PORTAL_BUS_NAME, SR_PORTAL_CONTROL_PATH,
                                          "org.gnome.SessionRestore.Portal", "Login", NULL, NULL,
@@ -355,10 +416,13 @@ main (int    argc,
 {
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
   g_autoptr(GError) error = NULL;
-  gboolean login = FALSE, version = FALSE;
+  gboolean login = FALSE, version = FALSE, condition = FALSE;
   const GOptionEntry entries[] = {
     { "login", 0, 0, G_OPTION_ARG_NONE, &login,
       "Reopen the apps open at the last session's end, then exit", NULL },
+    { "if-no-session-manager", 0, 0, G_OPTION_ARG_NONE, &condition,
+      "Exit 0 unless another session manager owns org.gnome.SessionManager, 1 if one does",
+      NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Show the version", NULL },
     { NULL }
   };
@@ -383,7 +447,9 @@ main (int    argc,
    * twentieth of its start-up's instructions. */
   sr_log_init ();
   g_option_context_set_summary (context,
-                                "The save/restore portal backend of Session Restore "
+                                "The save and restore backend of Session Restore: GTK's "
+                                "org.gnome.SessionManager calls where no session manager "
+                                "answers them, and the portal backend "
                                 "(org.freedesktop.impl.portal.SaveRestore).");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -396,5 +462,7 @@ main (int    argc,
       g_print ("session-restore-portal %s\n", PACKAGE_VERSION);
       return EXIT_SUCCESS;
     }
+  if (condition)
+    return run_condition ();
   return login ? run_login () : run_backend ();
 }

@@ -257,9 +257,9 @@ sr_portal_app_discard (SrApp      *app,
   add_id (app->discard, id);
 }
 
-static void
-add_cleared (SrApp      *app,
-             const char *id)
+void
+sr_portal_app_add_cleared (SrApp      *app,
+                           const char *id)
 {
   add_id (app->cleared_ids, id);
 }
@@ -300,11 +300,11 @@ static void
 forget_app (SrApp *app)
 {
   for (guint i = 0; i < app->instances->len; i++)
-    add_cleared (app, ((SrInstance *) g_ptr_array_index (app->instances, i))->id);
+    sr_portal_app_add_cleared (app, ((SrInstance *) g_ptr_array_index (app->instances, i))->id);
   for (guint i = 0; i < app->discard->len; i++)
-    add_cleared (app, g_ptr_array_index (app->discard, i));
+    sr_portal_app_add_cleared (app, g_ptr_array_index (app->discard, i));
   if (app->next_id != NULL)
-    add_cleared (app, app->next_id);
+    sr_portal_app_add_cleared (app, app->next_id);
   g_ptr_array_set_size (app->instances, 0);
   g_ptr_array_set_size (app->discard, 0);
   g_clear_pointer (&app->next_id, g_free);
@@ -860,6 +860,7 @@ sr_portal_record_load (SrPortal *self)
 {
   sr_record_writer_remove_leftovers (self->writer);
   read_record (self);
+  sr_portal_discards_load (self);
   g_timeout_add_once (expire_first_delay_ms (), expire_first, self);
 }
 
@@ -957,6 +958,7 @@ sr_portal_record_save_now (SrPortal *self)
     }
   self->record_too_large = 0;
   sr_record_writer_write (self->writer, bytes);
+  sr_portal_discards_save (self, ids);
 }
 
 static gboolean
@@ -980,14 +982,42 @@ sr_portal_record_save (SrPortal *self)
 
 /* What changed is handed to the writer now; @callback once every snapshot
  * handed in is on disk. */
+typedef struct {
+  SrPortal *self;                /* (unowned) */
+  GAsyncReadyCallback callback;
+  gpointer user_data;
+} Flush;
+
+static void
+discards_flushed (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Flush *flush = user_data;
+
+  /* A failure to write them is the writer's to log; the record's own
+   * flush says whether the record is written. */
+  sr_record_writer_flush_finish (flush->self->discards_writer, result, NULL);
+  sr_record_writer_flush_async (flush->self->writer, flush->callback, flush->user_data);
+  g_free (flush);
+}
+
+/* What changed is handed to the writers now; @callback once every snapshot
+ * handed in is on disk, the ids to discard first, then the record, whose
+ * writer's flush @callback finishes (sr_record_writer_flush_finish()). */
 void
 sr_portal_record_flush_async (SrPortal            *self,
                               GAsyncReadyCallback  callback,
                               gpointer             user_data)
 {
+  Flush *flush = g_new0 (Flush, 1);
+
   if (self->save_id != 0)
     sr_portal_record_save_now (self);
-  sr_record_writer_flush_async (self->writer, callback, user_data);
+  flush->self = self;
+  flush->callback = callback;
+  flush->user_data = user_data;
+  sr_record_writer_flush_async (self->discards_writer, discards_flushed, flush);
 }
 
 /* FALSE, with the reason in @error, when the last snapshot was not
@@ -1008,5 +1038,6 @@ sr_portal_record_flush_sync (SrPortal *self)
 {
   if (self->save_id != 0)
     sr_portal_record_save_now (self);
+  sr_record_writer_flush_sync (self->discards_writer);
   sr_record_writer_flush_sync (self->writer);
 }

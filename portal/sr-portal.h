@@ -161,6 +161,9 @@ typedef struct {
   char *desktop;                 /* (owned) the desktop session type */
   char *record_path;             /* (owned) */
   SrRecordWriter *writer;        /* (owned) writes the record off the main thread */
+  char *discards_path;           /* (owned) the ids to discard (sr-portal-discards.c) */
+  SrRecordWriter *discards_writer; /* (owned) writes them */
+  GBytes *discards_written;      /* (owned) (nullable) what they were last written as */
   gsize record_too_large;        /* the size of the last snapshot when it was
                                   * not written, too large; otherwise 0 */
   gboolean apps_bound_said;      /* the record's bound on apps was reached, logged */
@@ -243,6 +246,13 @@ SrFrontendVerdict sr_portal_frontend_admit (SrPortal *self,
                                             GDBusMessage *message,
                                             gboolean    holdable);
 
+/* sr-portal-discards.c */
+void       sr_portal_discards_init     (SrPortal   *self);
+void       sr_portal_discards_free     (SrPortal   *self);
+void       sr_portal_discards_load     (SrPortal   *self);
+void       sr_portal_discards_save     (SrPortal   *self,
+                                        GList      *sorted);
+
 /* sr-portal-sm.c */
 void       sr_portal_sm_start          (SrPortal   *self);
 void       sr_portal_sm_stop           (SrPortal   *self);
@@ -290,6 +300,8 @@ SrInstance *sr_portal_app_add_instance (SrApp      *app,
 void       sr_portal_app_remove_instance (SrApp    *app,
                                           SrInstance *instance);
 void       sr_portal_app_discard       (SrApp      *app,
+                                        const char *id);
+void       sr_portal_app_add_cleared   (SrApp      *app,
                                         const char *id);
 gboolean   sr_portal_app_make_room     (SrApp      *app);
 void       sr_portal_record_forget     (SrPortal   *self,

@@ -47,6 +47,7 @@ EXPECTED = [
     'share/xdg-desktop-portal/portals/session-restore.portal',
     'share/dbus-1/services/org.freedesktop.impl.portal.SessionRestore.service',
     'lib/systemd/user/session-restore-portal.service',
+    'lib/systemd/user/graphical-session.target.wants/session-restore-portal.service',
     'share/session-restore/stores.d/session-restore-portal.store',
     'etc/xdg/autostart/session-restore-portal-login.desktop',
     'share/applications/session-restore-portal.desktop',

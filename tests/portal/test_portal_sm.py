@@ -198,6 +198,24 @@ class TestPolicy(SmTestCase):
         d = self.app('org.example.Editor')
         self.assertNotIn(a.instance_id, d.cleanup)
 
+    def test_the_ids_to_clean_up_outlast_the_clear_and_a_restart(self):
+        a = self.app('org.example.Editor')
+        a.save()
+        subprocess.run([CTL, 'exclude', 'org.example.Editor'], env=self.s.env, check=True,
+                       stdout=subprocess.DEVNULL)
+        a.save()       # written again after the clear
+        a.crash()
+        self.sync_backend()
+        # The clear took the app out of the record…
+        self.assertNotIn('org.example.Editor', self.record_apps())
+        self.stop(self.backend)
+        self.start_backend()
+        self.s.wait_for_name(self.s.bus, SM)
+        # … and its id is asked for still.
+        b = self.app('org.example.Editor')
+        self.assertEqual(b.reason, PRISTINE)
+        self.assertIn(a.instance_id, b.cleanup)
+
     def test_an_id_whose_file_is_gone_is_asked_once_more_then_dropped(self):
         a = self.app('org.example.Editor')
         a.crash()   # saved nothing
@@ -297,6 +315,30 @@ class TestName(PortalTestCase):
         # The backend runs on, for the portal.
         self.sync_backend()
         self.assertIsNone(self.backend.poll())
+
+    def run_backend(self, *args):
+        return subprocess.run([BACKEND, *args], env=self.s.env, capture_output=True, text=True,
+                              timeout=60)
+
+    def test_the_units_condition_and_the_login_leave_another_session_manager_be(self):
+        self.s.wait_for_name(self.s.bus, SM)
+        # The backend owning it: the unit starts.
+        self.assertEqual(self.run_backend('--if-no-session-manager').returncode, 0)
+        self.stop(self.backend)
+        self.assertEqual(self.run_backend('--if-no-session-manager').returncode, 0)
+        self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                             'org.freedesktop.DBus', 'RequestName', GLib.Variant('(su)', (SM, 4)),
+                             None, Gio.DBusCallFlags.NONE, 5000, None)
+        # gnome-session running: the unit is skipped, and the login
+        # autostart starts nothing.
+        self.assertEqual(self.run_backend('--if-no-session-manager').returncode, 1)
+        login = self.run_backend('--login')
+        self.assertEqual(login.returncode, 0, login.stderr)
+        self.assertIn('reopens apps itself', login.stdout)
+        names = self.s.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                     'org.freedesktop.DBus', 'ListNames', None, None,
+                                     Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        self.assertNotIn(BACKEND_NAME, names)
 
     backend_log_text = SmTestCase.backend_log_text
 
