@@ -32,6 +32,7 @@ struct _SrSettingsPage {
   SrAppList *apps;                /* (owned) (nullable) */
   gboolean updating;              /* controls are being set from policyd */
   int keep_extra;                 /* a max-age-days value outside keep_days, or 0 */
+  gboolean on_gnome;              /* gnome-session, not our backend, answers apps */
 
   AdwPreferencesGroup *enabled_group;
   GtkSwitch *enabled_switch;
@@ -147,17 +148,42 @@ program_display_name (const char *executable,
   return self->apps != NULL ? sr_app_list_dup_program_name (self->apps, executable) : NULL;
 }
 
+/* On GNOME, gnome-session answers apps and asks nobody during the session;
+ * the settings reach its list only when session-restore-ctl's "session
+ * prepare" runs before the next login. XDG_CURRENT_DESKTOP is a
+ * colon-separated list ("ubuntu:GNOME", "GNOME-Classic:GNOME"). */
+static gboolean
+desktop_is_gnome (void)
+{
+  g_auto(GStrv) desktops = g_strsplit (g_getenv ("XDG_CURRENT_DESKTOP") ?: "", ":", -1);
+
+  for (guint i = 0; desktops[i] != NULL; i++)
+    if (g_ascii_strcasecmp (desktops[i], "GNOME") == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The main switch's group says what honours the settings, and on GNOME
+ * when: one label, so that a screen reader reads it once. */
 static void
 sync_consumers (SrSettingsPage *self)
 {
   SrPolicyClient *policy = sr_client_get_policy (self->client);
   g_autofree char *consumers = NULL;
+  g_autofree char *description = NULL;
 
   if (policy == NULL)
     return;
   consumers = sr_format_consumers (sr_policy_client_get_consumers (policy), app_display_name,
                                    program_display_name, self);
-  adw_preferences_group_set_description (self->enabled_group, consumers);
+  if (self->on_gnome)
+    description = g_strconcat (consumers, "\n",
+                               /* Translators: under "Used by …", when the desktop is GNOME */
+                               _("On GNOME, changes take effect at the next login, and apps that "
+                                 "crash during a session are restored as GNOME decides"),
+                               NULL);
+  adw_preferences_group_set_description (self->enabled_group,
+                                         description != NULL ? description : consumers);
 }
 
 static void
@@ -382,6 +408,7 @@ static void
 sr_settings_page_init (SrSettingsPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->on_gnome = desktop_is_gnome ();
 
   for (guint i = 0; i < G_N_ELEMENTS (keep_days); i++)
     {
