@@ -6,8 +6,9 @@
  * before it runs here. Most CheckSave and CheckRestore calls are answered
  * before they get here, on GDBus's worker thread (sr-fast-path.c), by the
  * same rules (sr-decide.c). The handlers hand on to sr-stored-state.c
- * (listing and clearing), sr-prompt.c (the login prompt) and
- * sr-properties.c; the purges at start-up and daily are sr-maintenance.c's.
+ * (listing and clearing), sr-session-prepare.c (the settings applied to
+ * the session manager's record before login), sr-prompt.c (the login
+ * prompt) and sr-properties.c; the purges at start-up and daily are sr-maintenance.c's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -34,6 +35,7 @@
 #include "sr-prompt.h"
 #include "sr-properties.h"
 #include "sr-schema-range.h"
+#include "sr-session-prepare.h"
 #include "sr-state-file.h"
 #include "sr-store-dropin.h"
 #include "sr-stored-state.h"
@@ -373,6 +375,19 @@ run_list_stored_state (gpointer               owner,
   sr_stored_state_list (self->stores, decision_context, self, invocation);
 }
 
+/* No polkit, and host callers only: sr-session-prepare.c says why. */
+static void
+run_prepare_session (gpointer               owner,
+                     SrCaller              *caller,
+                     GVariant              *params,
+                     GDBusMethodInvocation *invocation)
+{
+  SrDaemon *self = owner;
+  SrDecisionContext ctx = decision_context (self);
+
+  sr_session_prepare (self->stores, &ctx, self->bus, invocation);
+}
+
 /* Properties go through the gate too: a sandboxed caller may not read
  * them (ExcludedApps names other apps). GDBus has checked that the
  * interface is ours and, for Get, that the property exists. */
@@ -421,6 +436,7 @@ static const SrMethod methods[] = {
   { "ResetCrashGuard", SR_ACTION_CONFIGURE, FALSE, sr_args_check_app_id, run_reset_crash_guard },
   { "ListStoredState", SR_ACTION_LIST, FALSE, NULL, run_list_stored_state },
   { "Clear", SR_ACTION_CLEAR, FALSE, sr_args_check_clear, run_clear },
+  { "PrepareSession", NULL, FALSE, NULL, run_prepare_session },
 };
 
 static void

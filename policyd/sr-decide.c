@@ -344,3 +344,55 @@ sr_decide_login_apps (const SrDecisionContext *ctx,
     }
   return g_variant_builder_end (&apps);
 }
+
+/* Session prepare (sr-store-prepare.c): what of an app's instances in the
+ * session manager's record the rules take away before login, where the
+ * session manager asks nobody. What discards state anyway (rules 2 and
+ * 3, "disabled" and "excluded") takes the whole app; the crash-loop
+ * guard, which holds recovery back (rule 4: RECOVER only, and only while
+ * restore-after-crash lets anything recover), the instances that would
+ * be recovered: a session manager that asks nobody cannot be told to
+ * start one without its state. LAUNCH and RESTORE being off ("launch-off",
+ * "login-off", "ask"), and RECOVER ("recover-off"), discard nothing
+ * (DESIGN.md): they are the session manager's to honour. */
+SrPrepareApp
+sr_decide_prepare_app (const SrDecisionContext  *ctx,
+                       const char               *app_id,
+                       const char              **out_why)
+{
+  const SrPolicy *policy = ctx->policy;
+
+  *out_why = NULL;
+  if (!policy->enabled)
+    *out_why = "disabled";
+  else if (g_hash_table_contains (policy->excluded, app_id))
+    *out_why = "excluded";
+  if (*out_why != NULL)
+    return SR_PREPARE_REMOVE;
+  if (policy->restore_after_crash && ctx->crash_guard != NULL &&
+      sr_crash_guard_in_loop (ctx->crash_guard, app_id, ctx->now, policy->crash_loop_threshold,
+                              policy->crash_loop_window))
+    {
+      *out_why = "crash-loop";
+      return SR_PREPARE_RECOVERY_HELD;
+    }
+  return SR_PREPARE_KEEP;
+}
+
+/* Rule 5 for one instance saved at @saved_at (µs since the epoch), as
+ * CheckRestore judges "saved-at": "cleared", "expired", or NULL to keep
+ * it. */
+const char *
+sr_decide_prepare_instance (const SrDecisionContext *ctx,
+                            const char              *app_id,
+                            gint64                   saved_at)
+{
+  const SrPolicy *policy = ctx->policy;
+
+  if (ctx->clear_points != NULL && saved_at <= sr_clear_points_get (ctx->clear_points, app_id))
+    return "cleared";
+  if (policy->max_age_days >= 0 &&
+      saved_at < ctx->now - (gint64) policy->max_age_days * USEC_PER_DAY)
+    return "expired";
+  return NULL;
+}

@@ -10,6 +10,7 @@
 #include "sr-clear-points.h"
 #include "sr-crash-guard.h"
 #include "sr-policy.h"
+#include "sr-store-prepare.h"
 
 G_BEGIN_DECLS
 
@@ -66,5 +67,11 @@ GVariant *sr_decide_annotate_listing (const SrDecisionContext *ctx,
                                       GVariant                *listing);
 GVariant *sr_decide_login_apps       (const SrDecisionContext *ctx,
                                       GVariant                *listing);
+SrPrepareApp sr_decide_prepare_app      (const SrDecisionContext *ctx,
+                                         const char              *app_id,
+                                         const char             **out_why);
+const char  *sr_decide_prepare_instance (const SrDecisionContext *ctx,
+                                         const char              *app_id,
+                                         gint64                   saved_at);
 
 G_END_DECLS

@@ -48,19 +48,22 @@ sr_format_gnome_session_parse (const void  *data,
   return g_steal_pointer (&state);
 }
 
-/* session-restore-portal's record keeps every instance it has handed out
- * an id, for the app's next launch; it reopens at login only those open at
- * the session's end that had not crashed ("ended-at-session-end", its
- * key). gnome-session's own file says nothing of it: each of its instances
- * is taken to reopen. */
+/* Whether the login reopens an instance. gnome-session 51 relaunches
+ * each of its instances whose "crashed" is false (launch_app_instance());
+ * one that crashed stays in its file, for the app's next launch to
+ * recover, and is not reopened. session-restore-portal's record keeps
+ * every instance it has handed out an id, for the app's next launch; it
+ * reopens at login only those open at the session's end that had not
+ * crashed ("ended-at-session-end", its key). An instance without
+ * "crashed" (gnome-session always writes it) is taken not to have. */
 static gboolean
 instance_reopens (GVariant *instance)
 {
   gboolean ended = FALSE, crashed = FALSE;
 
-  if (!g_variant_lookup (instance, "ended-at-session-end", "b", &ended))
-    return TRUE;
   g_variant_lookup (instance, "crashed", "b", &crashed);
+  if (!g_variant_lookup (instance, "ended-at-session-end", "b", &ended))
+    return !crashed;
   return ended && !crashed;
 }
 
@@ -197,6 +200,141 @@ sr_format_gnome_session_without (GVariant   *state,
           continue;
         }
       g_variant_builder_add_value (&kept, entry);
+    }
+
+  if (!changed)
+    return NULL;
+
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      if (g_str_equal (key, "instances"))
+        {
+          /* A repeated key is dropped: lookups only ever saw the first. */
+          if (!replaced)
+            g_variant_builder_add (&result, "{sv}", key, g_variant_builder_end (&kept));
+          replaced = TRUE;
+        }
+      else
+        g_variant_builder_add (&result, "{sv}", key, value);
+    }
+
+  return g_variant_ref_sink (g_variant_builder_end (&result));
+}
+
+/* Tells @filter of every id the app's entry @value, (a{sv}aa{sv}), holds:
+ * its instances', its next instance's and those discarded, whose files
+ * GTK would otherwise still be asked to delete or would restore. */
+static void
+tell_app_ids (const char                       *app_id,
+              GVariant                         *value,
+              const SrFormatGnomeSessionFilter *filter,
+              gpointer                          user_data)
+{
+  g_autoptr(GVariant) props = g_variant_get_child_value (value, 0);
+  g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
+  g_autofree const char **discarded = NULL;
+  const char *id;
+
+  for (gsize j = 0, n = g_variant_n_children (list); j < n; j++)
+    {
+      g_autoptr(GVariant) instance = g_variant_get_child_value (list, j);
+
+      if (g_variant_lookup (instance, "instance-id", "&s", &id))
+        filter->removed (app_id, id, SR_FORMAT_GNOME_SESSION_ID_INSTANCE, user_data);
+    }
+  if (g_variant_lookup (props, "next-instance-id", "&s", &id))
+    filter->removed (app_id, id, SR_FORMAT_GNOME_SESSION_ID_NEXT, user_data);
+  if (g_variant_lookup (props, "discarded-instance-ids", "^a&s", &discarded))
+    for (guint k = 0; discarded[k] != NULL; k++)
+      filter->removed (app_id, discarded[k], SR_FORMAT_GNOME_SESSION_ID_DISCARDED, user_data);
+}
+
+/* An app's entry without the instances @filter removes; NULL when it
+ * keeps them all. */
+static GVariant *
+filter_instances (const char                       *app_id,
+                  GVariant                         *value,
+                  gboolean                          dirty,
+                  const SrFormatGnomeSessionFilter *filter,
+                  gpointer                          user_data)
+{
+  g_autoptr(GVariant) props = g_variant_get_child_value (value, 0);
+  g_autoptr(GVariant) list = g_variant_get_child_value (value, 1);
+  g_auto(GVariantBuilder) kept = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+  gboolean lost = FALSE;
+
+  for (gsize j = 0, n = g_variant_n_children (list); j < n; j++)
+    {
+      g_autoptr(GVariant) instance = g_variant_get_child_value (list, j);
+      gboolean crashed = FALSE;
+      const char *id;
+
+      g_variant_lookup (instance, "crashed", "b", &crashed);
+      if (!filter->remove_instance (app_id, instance, crashed || dirty, user_data))
+        {
+          g_variant_builder_add_value (&kept, instance);
+          continue;
+        }
+      lost = TRUE;
+      if (g_variant_lookup (instance, "instance-id", "&s", &id))
+        filter->removed (app_id, id, SR_FORMAT_GNOME_SESSION_ID_INSTANCE, user_data);
+    }
+  if (!lost)
+    return NULL;
+  return g_variant_new ("(@a{sv}@aa{sv})", props, g_variant_builder_end (&kept));
+}
+
+/* The state without what @filter removes: whole apps, or some of their
+ * instances. Everything else keeps its meaning: the other keys
+ * ("version", "dirty"), the apps and instances not removed (each as it
+ * was, in its order), an app's own keys ("next-instance-id",
+ * "discarded-instance-ids") when only instances go. Returns NULL when
+ * nothing would change.
+ *
+ * "dirty" is what gnome-session 51 wrote when the session did not end
+ * cleanly: it then hands every instance out as RECOVER. A file without it
+ * is one gnome-session does not read at all; its instances are taken as
+ * recoverable, the side of caution. */
+GVariant *
+sr_format_gnome_session_filter (GVariant                         *state,
+                                const SrFormatGnomeSessionFilter *filter,
+                                gpointer                          user_data)
+{
+  g_auto(GVariantBuilder) result = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  g_auto(GVariantBuilder) kept = G_VARIANT_BUILDER_INIT (INSTANCES_TYPE);
+  g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
+  gboolean changed = FALSE, replaced = FALSE, dirty = TRUE;
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  if (instances == NULL)
+    return NULL;
+  g_variant_lookup (state, "dirty", "b", &dirty);
+
+  for (gsize i = 0, n = g_variant_n_children (instances); i < n; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (instances, i);
+      g_autoptr(GVariant) app = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) filtered = NULL;
+      const char *app_id;
+
+      g_variant_get_child (entry, 0, "&s", &app_id);
+      if (filter->remove_app (app_id, user_data))
+        {
+          tell_app_ids (app_id, app, filter, user_data);
+          changed = TRUE;
+          continue;
+        }
+      filtered = filter_instances (app_id, app, dirty, filter, user_data);
+      if (filtered == NULL)
+        g_variant_builder_add_value (&kept, entry);
+      else
+        {
+          g_variant_builder_add (&kept, "{s@(a{sv}aa{sv})}", app_id, g_steal_pointer (&filtered));
+          changed = TRUE;
+        }
     }
 
   if (!changed)

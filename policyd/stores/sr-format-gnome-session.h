@@ -36,4 +36,34 @@ GVariant *sr_format_gnome_session_without     (GVariant               *state,
                                         guint64                *out_bytes,
                                         GPtrArray              *out_apps);
 
+/* What sr_format_gnome_session_filter() tells of an instance id it takes
+ * away with an instance or an app. */
+typedef enum {
+  SR_FORMAT_GNOME_SESSION_ID_INSTANCE,   /* an instance's "instance-id" */
+  SR_FORMAT_GNOME_SESSION_ID_NEXT,       /* an app's "next-instance-id" */
+  SR_FORMAT_GNOME_SESSION_ID_DISCARDED,  /* one of its "discarded-instance-ids" */
+} SrFormatGnomeSessionId;
+
+/* Asked of each app (@app_id may be no valid app id), then, of an app
+ * that stays, of each of its instances (@instance: its a{sv};
+ * @recoverable: whether gnome-session hands it out as RECOVER, because it
+ * crashed or the session did, "dirty"); @removed is told of every id
+ * that goes. */
+typedef struct {
+  gboolean (*remove_app)      (const char             *app_id,
+                               gpointer                user_data);
+  gboolean (*remove_instance) (const char             *app_id,
+                               GVariant               *instance,
+                               gboolean                recoverable,
+                               gpointer                user_data);
+  void     (*removed)         (const char             *app_id,
+                               const char             *instance_id,
+                               SrFormatGnomeSessionId  kind,
+                               gpointer                user_data);
+} SrFormatGnomeSessionFilter;
+
+GVariant *sr_format_gnome_session_filter      (GVariant                         *state,
+                                               const SrFormatGnomeSessionFilter *filter,
+                                               gpointer                          user_data);
+
 G_END_DECLS

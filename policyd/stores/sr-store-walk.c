@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -253,6 +254,7 @@ typedef struct {
   GHashTable *apps;             /* removing: which apps; NULL for all */
   gint64 older_than;
   SrStoreReport *report;        /* removing */
+  const SrStoreRewrite *rewrite; /* rewriting session files */
   GPtrArray *errors;
   guint gtk_files_left;         /* listing: what may still be read */
   guint64 gtk_bytes_left;
@@ -275,6 +277,14 @@ is_own_state (Pass       *pass,
   add_error (pass->errors, "%s: policyd's own state, which no store may hold; left alone",
              shown_path);
   return TRUE;
+}
+
+static void
+note_own_state (Pass *pass)
+{
+  g_autofree char *own_state = sr_state_file_path (NULL);
+
+  pass->has_own_state = stat (own_state, &pass->own_state) == 0;
 }
 
 static SrAppUsage *
@@ -518,55 +528,53 @@ on_session_usage_cb (const char *app_id,
   usage->at_login |= reopens;
 }
 
-/* Removes the entries of the pass's apps from the session file @name,
- * starting over from the owner's file each time the owner saved it
- * meanwhile (sr_store_file_replace()); after REWRITE_ATTEMPTS it gives up
- * and says so. Retention takes the apps whose own saves are older than
- * its limit, whatever the file's time: a file many apps share is written
- * whenever any of them saves, and would keep a stale entry forever. */
-static void
-remove_session_entries (Pass       *pass,
-                        int         dir_fd,
-                        const char *path,
-                        const char *name)
+/* What one attempt at rewriting a session file makes of it (@state, read
+ * from the file @st describes): the new contents, or NULL to leave it as
+ * it is. Called again, from the owner's new file, each time the owner
+ * saved it meanwhile. */
+typedef GVariant *(*RewriteFunc) (Pass              *pass,
+                                  const char        *path,
+                                  GVariant          *state,
+                                  const struct stat *st,
+                                  gpointer           user_data);
+
+/* Rewrites the session file @name as @rewrite says, starting over from
+ * the owner's file each time the owner saved it meanwhile
+ * (sr_store_file_replace()); after REWRITE_ATTEMPTS it gives up and says
+ * so. Returns TRUE when the file was replaced. */
+static gboolean
+rewrite_session_file (Pass        *pass,
+                      int          dir_fd,
+                      const char  *path,
+                      const char  *name,
+                      RewriteFunc  rewrite,
+                      gpointer     user_data)
 {
   for (guint attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++)
     {
       g_auto(SrFd) read_fd = -1;
       g_autoptr(GVariant) state = NULL;
-      g_autoptr(GVariant) without = NULL;
-      g_autoptr(GHashTable) expired = NULL;
-      g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GVariant) contents = NULL;
       g_autoptr(GError) error = NULL;
       struct stat st;
-      guint entries;
-      guint64 bytes;
 
-      /* Gone meanwhile: nothing left to remove. */
+      /* Gone meanwhile: nothing left to rewrite. */
       if (attempt > 0 && !stat_entry (dir_fd, name, &st) && errno == ENOENT)
-        return;
+        return FALSE;
       state = read_session_file (dir_fd, path, name, &st, &read_fd, pass->errors);
       if (state == NULL)
-        return;
-      if (pass->older_than != 0)
-        expired = sr_format_gnome_session_saved_before (state, pass->older_than, mtime_usec (&st),
-                                                        pass->apps);
-      without = sr_format_gnome_session_without (state, expired != NULL ? expired : pass->apps,
-                                                 &entries, &bytes, apps);
-      if (without == NULL)
-        return;
+        return FALSE;
+      contents = rewrite (pass, path, state, &st, user_data);
+      if (contents == NULL)
+        return FALSE;
 
-      switch (sr_store_file_replace (dir_fd, name, read_fd, &st, without, &error))
+      switch (sr_store_file_replace (dir_fd, name, read_fd, &st, contents, &error))
         {
         case SR_STORE_FILE_REPLACED:
-          pass->report->entries += entries;
-          pass->report->bytes += bytes;
-          for (guint i = 0; i < apps->len; i++)
-            g_hash_table_add (pass->report->apps, g_strdup (apps->pdata[i]));
-          return;
+          return TRUE;
         case SR_STORE_FILE_FAILED:
           add_error (pass->errors, "%s: %s", path, error->message);
-          return;
+          return FALSE;
         case SR_STORE_FILE_CHANGED:
         default:
           g_debug ("%s: its owner saved it meanwhile; starting over", path);
@@ -577,6 +585,68 @@ remove_session_entries (Pass       *pass,
     }
   add_error (pass->errors, "%s: its owner saved it again each time it was about to be "
              "rewritten (%u times); left as it was", path, (guint) REWRITE_ATTEMPTS);
+  return FALSE;
+}
+
+/* What a removal of entries took, attempt by attempt. */
+typedef struct {
+  guint entries;
+  guint64 bytes;
+  GPtrArray *apps;          /* (owned) */
+} Removal;
+
+/* A RewriteFunc: the file without the entries of the pass's apps.
+ * Retention takes the apps whose own saves are older than its limit,
+ * whatever the file's time: a file many apps share is written whenever
+ * any of them saves, and would keep a stale entry forever. */
+static GVariant *
+without_entries (Pass              *pass,
+                 const char        *path,
+                 GVariant          *state,
+                 const struct stat *st,
+                 gpointer           user_data)
+{
+  Removal *removal = user_data;
+  g_autoptr(GHashTable) expired = NULL;
+
+  g_ptr_array_set_size (removal->apps, 0);
+  if (pass->older_than != 0)
+    expired = sr_format_gnome_session_saved_before (state, pass->older_than, mtime_usec (st),
+                                                    pass->apps);
+  return sr_format_gnome_session_without (state, expired != NULL ? expired : pass->apps,
+                                          &removal->entries, &removal->bytes, removal->apps);
+}
+
+/* Removes the entries of the pass's apps from the session file @name. */
+static void
+remove_session_entries (Pass       *pass,
+                        int         dir_fd,
+                        const char *path,
+                        const char *name)
+{
+  Removal removal = { .apps = g_ptr_array_new_with_free_func (g_free) };
+
+  if (rewrite_session_file (pass, dir_fd, path, name, without_entries, &removal))
+    {
+      pass->report->entries += removal.entries;
+      pass->report->bytes += removal.bytes;
+      for (guint i = 0; i < removal.apps->len; i++)
+        g_hash_table_add (pass->report->apps, g_strdup (removal.apps->pdata[i]));
+    }
+  g_ptr_array_unref (removal.apps);
+}
+
+/* A RewriteFunc: what session prepare's SrStoreRewrite makes of it. */
+static GVariant *
+rewrite_as_asked (Pass              *pass,
+                  const char        *path,
+                  GVariant          *state,
+                  const struct stat *st,
+                  gpointer           user_data)
+{
+  const SrStoreRewrite *rewrite = user_data;
+
+  return rewrite->rewrite (path, state, mtime_usec (st), pass->errors, rewrite->user_data);
 }
 
 static void
@@ -597,6 +667,13 @@ on_session_entry (int         dir_fd,
     return;
 
   path = g_build_filename (dir_path, name, NULL);
+  if (pass->rewrite != NULL)
+    {
+      if (rewrite_session_file (pass, dir_fd, path, name, rewrite_as_asked,
+                                (gpointer) pass->rewrite))
+        pass->rewrite->rewritten (path, pass->rewrite->user_data);
+      return;
+    }
   if (pass->usage == NULL)
     {
       remove_session_entries (pass, dir_fd, path, name);
@@ -658,12 +735,11 @@ static void
 run_pass (Pass *pass)
 {
   const SrStore *store = pass->store;
-  g_autofree char *own_state = sr_state_file_path (NULL);
   g_auto(SrFd) root_fd = open_root (store, pass->errors);
 
   if (root_fd < 0)
     return;
-  pass->has_own_state = stat (own_state, &pass->own_state) == 0;
+  note_own_state (pass);
   if (is_own_state (pass, root_fd, store->root))
     return;
 
@@ -769,4 +845,156 @@ sr_store_walk_remove_leftovers (const SrStore *store,
   root_fd = open_root (store, report->errors);
   if (root_fd >= 0)
     foreach_entry_named (root_fd, store->root, report->errors, TRUE, on_leftover_entry, &pass);
+}
+
+/* At session prepare (sr-store-prepare.c): each session file of @store, a
+ * store of entries, rewritten as @rewrite says. */
+void
+sr_store_walk_rewrite (const SrStore        *store,
+                       const SrStoreRewrite *rewrite,
+                       GPtrArray            *errors)
+{
+  Pass pass = {
+    .store = store,
+    .rewrite = rewrite,
+    .errors = errors,
+  };
+
+  if (store->kind == SR_STORE_ENTRIES)
+    run_pass (&pass);
+}
+
+/* -- One instance's files -------------------------------------------------- */
+
+/* Whether @instance_id can be part of a file name as it is: what session
+ * managers hand out (gnome-session: ten hex digits; GTK without one:
+ * "fallback"), nothing that could name another directory or file. */
+static gboolean
+instance_id_is_plain (const char *instance_id)
+{
+  gsize length = strlen (instance_id);
+
+  if (length == 0 || length > 255 || instance_id[0] == '.')
+    return FALSE;
+  for (const char *p = instance_id; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '.' && *p != '_' && *p != '-' && *p != '+')
+      return FALSE;
+  return TRUE;
+}
+
+/* The name of the file @store keeps one instance of an app in: its
+ * pattern with {app} the app id and its one "*" the instance id. NULL when
+ * the store cannot name one (no "*", or more than one; no app in its
+ * directory or pattern) or the name would not be the app's. */
+static char *
+instance_file_name (const SrStore *store,
+                    const char    *app_id,
+                    const char    *instance_id)
+{
+  const char *star = strchr (store->pattern, '*');
+  g_autoptr(GString) name = NULL;
+  g_autofree char *matched = NULL;
+
+  if (star == NULL || strchr (star + 1, '*') != NULL || !instance_id_is_plain (instance_id) ||
+      !sr_app_id_validate (app_id, NULL))
+    return NULL;
+  name = g_string_new_len (store->pattern, star - store->pattern);
+  g_string_append (name, instance_id);
+  g_string_append (name, star + 1);
+  if (g_string_replace (name, "{app}", app_id, 0) == 0 && store->app_subdir == NULL)
+    return NULL;
+  if (!sr_store_match (store, name->str, &matched) ||
+      (matched != NULL && !g_str_equal (matched, app_id)))
+    return NULL;
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+/* The directory that holds @app_id's files in @store, or -1 (an error
+ * noted, but for one that does not exist). */
+static int
+open_app_dir (Pass        *pass,
+              const char  *app_id,
+              char       **out_dir_path)
+{
+  const SrStore *store = pass->store;
+  g_auto(SrFd) root_fd = open_root (store, pass->errors);
+  g_auto(SrFd) app_fd = -1;
+  g_auto(SrFd) dir_fd = -1;
+  g_autofree char *app_path = NULL;
+  g_autofree char *dir_path = NULL;
+
+  if (root_fd < 0)
+    return -1;
+  note_own_state (pass);
+  if (is_own_state (pass, root_fd, store->root))
+    return -1;
+  if (store->app_subdir == NULL)
+    {
+      *out_dir_path = g_strdup (store->root);
+      return sr_fd_steal (&root_fd);
+    }
+
+  app_path = g_build_filename (store->root, app_id, NULL);
+  dir_path = g_build_filename (app_path, store->app_subdir, NULL);
+  app_fd = open_dir_at (root_fd, app_id, app_path, pass->errors);
+  if (app_fd < 0 || is_own_state (pass, app_fd, app_path))
+    return -1;
+  dir_fd = open_relative (app_fd, store->app_subdir, app_path, pass->errors);
+  if (dir_fd < 0 || (*store->app_subdir != '\0' && is_own_state (pass, dir_fd, dir_path)))
+    return -1;
+  *out_dir_path = g_steal_pointer (&dir_path);
+  return sr_fd_steal (&dir_fd);
+}
+
+/* When one instance of an app last saved into @store, a store of files:
+ * the modification time (µs since the epoch) of its file there, 0 when it
+ * has none (or the store names none). */
+gint64
+sr_store_walk_instance_time (const SrStore *store,
+                             const char    *app_id,
+                             const char    *instance_id,
+                             GPtrArray     *errors)
+{
+  Pass pass = { .store = store, .errors = errors };
+  g_autofree char *name = NULL;
+  g_autofree char *dir_path = NULL;
+  g_auto(SrFd) dir_fd = -1;
+  struct stat st;
+
+  if (store->kind != SR_STORE_FILES ||
+      (name = instance_file_name (store, app_id, instance_id)) == NULL ||
+      (dir_fd = open_app_dir (&pass, app_id, &dir_path)) < 0 ||
+      !stat_entry (dir_fd, name, &st) || !S_ISREG (st.st_mode))
+    return 0;
+  return mtime_usec (&st);
+}
+
+/* Removes the file of one instance of an app from @store, a store of
+ * files, as a removal of the app's files would: a regular file only,
+ * never through a link, a user's store's only when it reads as GTK
+ * state. */
+void
+sr_store_walk_remove_instance (const SrStore *store,
+                               const char    *app_id,
+                               const char    *instance_id,
+                               SrStoreReport *report)
+{
+  Pass pass = { .store = store, .report = report, .errors = report->errors };
+  g_autofree char *name = NULL;
+  g_autofree char *dir_path = NULL;
+  g_auto(SrFd) dir_fd = -1;
+  struct stat st;
+
+  if (store->kind != SR_STORE_FILES ||
+      (name = instance_file_name (store, app_id, instance_id)) == NULL ||
+      (dir_fd = open_app_dir (&pass, app_id, &dir_path)) < 0 ||
+      !stat_entry (dir_fd, name, &st))
+    return;
+  if (!S_ISREG (st.st_mode))
+    {
+      add_error (pass.errors, "%s/%s: not a regular file; left alone", dir_path, name);
+      return;
+    }
+  if (reads_as_store_format (&pass, dir_fd, dir_path, name))
+    remove_file (&pass, dir_fd, dir_path, name, &st, app_id);
 }

@@ -50,4 +50,36 @@ void sr_store_walk_remove (const SrStore  *store,
 void sr_store_walk_remove_leftovers (const SrStore *store,
                                      SrStoreReport *report);
 
+/* Session prepare's rewrite of a store of entries (sr-store-prepare.c):
+ * for each session file, @rewrite is asked for its new contents (from
+ * @state, read from the file, whose modification time is @file_time, µs),
+ * NULL to leave it as it is; asked again from the owner's newer file when
+ * the owner saved it meanwhile; @rewritten is told of each file replaced.
+ * A file that cannot be read, or is a link or no regular file, is an
+ * error in @errors, and left alone. */
+typedef struct {
+  GVariant *(*rewrite)   (const char *path,
+                          GVariant   *state,
+                          gint64      file_time,
+                          GPtrArray  *errors,
+                          gpointer    user_data);
+  void      (*rewritten) (const char *path,
+                          gpointer    user_data);
+  gpointer user_data;
+} SrStoreRewrite;
+
+void   sr_store_walk_rewrite          (const SrStore        *store,
+                                       const SrStoreRewrite *rewrite,
+                                       GPtrArray            *errors);
+/* One instance's file in a store of files: the pattern's "*" is the
+ * instance id. */
+gint64 sr_store_walk_instance_time    (const SrStore        *store,
+                                       const char           *app_id,
+                                       const char           *instance_id,
+                                       GPtrArray            *errors);
+void   sr_store_walk_remove_instance  (const SrStore        *store,
+                                       const char           *app_id,
+                                       const char           *instance_id,
+                                       SrStoreReport        *report);
+
 G_END_DECLS

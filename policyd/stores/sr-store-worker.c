@@ -19,6 +19,7 @@
 
 #include "sr-store-walk.h"
 #include "sr-store-dropin.h"
+#include "sr-store-prepare.h"
 #include "sr-store-worker.h"
 
 struct _SrStoreWorker {
@@ -38,12 +39,13 @@ struct _SrStoreWorker {
 
 G_DEFINE_FINAL_TYPE (SrStoreWorker, sr_store_worker, G_TYPE_OBJECT)
 
-typedef enum { JOB_LIST, JOB_REMOVE, JOB_TIDY, JOB_BARRIER } JobKind;
+typedef enum { JOB_LIST, JOB_REMOVE, JOB_TIDY, JOB_BARRIER, JOB_PREPARE } JobKind;
 
 typedef struct _Job {
   JobKind kind;
   GHashTable *apps;      /* (owned) (nullable): removal of these only */
   gint64 older_than;
+  SrPrepareRules *rules; /* (owned) (nullable): a session prepare's */
   GPtrArray *sharers;    /* (owned) (element-type GTask): listings answered
                           * with this one's */
 } Job;
@@ -52,6 +54,7 @@ static void
 job_free (Job *job)
 {
   g_clear_pointer (&job->apps, g_hash_table_unref);
+  g_clear_pointer (&job->rules, sr_prepare_rules_free);
   g_ptr_array_unref (job->sharers);
   g_free (job);
 }
@@ -274,6 +277,17 @@ run_job (gpointer data,
     case JOB_REMOVE:
       g_task_return_pointer (task, remove_all (self, job), (GDestroyNotify) g_variant_unref);
       break;
+    case JOB_PREPARE:
+      {
+        GError *error = NULL;
+        GVariant *report = sr_store_prepare (self->stores, job->rules, &error);
+
+        if (report == NULL)
+          g_task_return_error (task, error);
+        else
+          g_task_return_pointer (task, report, (GDestroyNotify) g_variant_unref);
+      }
+      break;
     case JOB_TIDY:
       tidy_all (self);
       g_task_return_boolean (task, TRUE);
@@ -401,6 +415,20 @@ sr_store_worker_remove_async (SrStoreWorker           *self,
         g_hash_table_add (job->apps, g_strdup (apps[i]));
     }
   queue (self, job, sr_store_worker_remove_async, callback, user_data);
+}
+
+/* Session prepare (sr-store-prepare.c), by @rules (transfer full). Finish
+ * with sr_store_worker_finish(): the report. */
+void
+sr_store_worker_prepare_async (SrStoreWorker       *self,
+                               SrPrepareRules      *rules,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  Job *job = job_new (JOB_PREPARE);
+
+  job->rules = rules;
+  queue (self, job, sr_store_worker_prepare_async, callback, user_data);
 }
 
 GVariant *

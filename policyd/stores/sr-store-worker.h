@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include "sr-store-prepare.h"
+
 G_BEGIN_DECLS
 
 #define SR_TYPE_STORE_WORKER (sr_store_worker_get_type ())
@@ -22,7 +24,11 @@ void       sr_store_worker_remove_async   (SrStoreWorker           *self,
                                       gint64               older_than,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
-/* Finishes a list or a remove: the listing or the report. */
+void       sr_store_worker_prepare_async  (SrStoreWorker           *self,
+                                      SrPrepareRules      *rules,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+/* Finishes a list, a remove or a prepare: the listing or the report. */
 GVariant  *sr_store_worker_finish         (SrStoreWorker           *self,
                                       GAsyncResult        *result,
                                       GError             **error);

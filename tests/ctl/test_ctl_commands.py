@@ -25,7 +25,7 @@ class StatusTest(CtlTestCase):
         sim.save(A, '1')
         sim.save(B, '1')
         out = self.assertCtl(OK, 'status').stdout
-        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 4\)')
+        self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 5\)')
         self.assertRegex(out, r'Saved sessions: +2 \(\d+')
         lines = {line.split()[0]: line for line in out.splitlines() if line}
         self.assertRegex(lines['max-age-days'], r'^max-age-days +5 +locked by the administrator$')
@@ -55,7 +55,7 @@ class StatusTest(CtlTestCase):
         self.assertEqual(doc['service'], {'state': 'running', 'bus_name': self.s.bus.call_sync(
             'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetNameOwner',
             GLib.Variant('(s)', ('org.gnome.SessionRestore.Policy',)), None, 0, 5000, None).unpack()[0],
-            'pid': self.s.policyd.pid, 'version': 4})
+            'pid': self.s.policyd.pid, 'version': 5})
         self.assertEqual(doc['saved_sessions'], {
             'apps': 2, 'bytes': sum(i['bytes'] for i in listing.values()), 'expired': 0,
             'cleared': 0, 'complete': True, 'not_shown': None})

@@ -24,7 +24,7 @@ APP_LISTS = {'ExcludedApps', 'AdminExcludedApps'}
 class SettingsTest(PolicydTestCase):
     def test_defaults_match_schema(self):
         props = self.s.all_props()
-        self.assertEqual(props['Version'], 4)
+        self.assertEqual(props['Version'], 5)
         for key, prop, _ in KEYS:
             self.assertEqual(props[prop], self.s.gsettings_value(key), key)
         self.assertEqual(props['AdminExcludedApps'], [])

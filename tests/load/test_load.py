@@ -508,5 +508,5 @@ class LoadTest(unittest.TestCase):
         props, values = self.s.all_props(), self.gsettings_all()
         for key, prop in ALL_KEYS.items():
             self.assertEqual(props[prop], values[key], key)
-        self.assertEqual(props['Version'], 4)
+        self.assertEqual(props['Version'], 5)
         self.assertEqual(props['LockedSettings'], [])
