@@ -35,7 +35,8 @@ static const struct {
   { "reset", sr_ctl_cmd_reset, "Put a setting back to its default" },
   { "check", sr_ctl_cmd_check, "What the service would answer about an app, and why" },
   { "monitor", sr_ctl_cmd_monitor, "Print changes as they happen" },
-  { "session", sr_ctl_cmd_session, "“session end”: the desktop session ends (for the portal)" },
+  { "session", sr_ctl_cmd_session,
+    "“session end”: the session ends (for the portal); “session prepare”: before login" },
   { "_complete", sr_ctl_cmd_complete, NULL },
 };
 

@@ -72,7 +72,7 @@ _session_restore_ctl()
                 COMPREPLY=($(compgen -W "$("$prog" _complete apps 2>/dev/null)" -- "$cur"))
             ;;
         session)
-            [[ ${#args[@]} -eq 0 ]] && COMPREPLY=($(compgen -W "end" -- "$cur"))
+            [[ ${#args[@]} -eq 0 ]] && COMPREPLY=($(compgen -W "end prepare" -- "$cur"))
             ;;
         help)
             [[ ${#args[@]} -eq 0 ]] &&

@@ -89,7 +89,8 @@ tells_nothing (const char *method,
   g_autoptr(GVariant) first = NULL;
   g_autoptr(GVariant) value = NULL;
 
-  if (g_str_equal (method, "ListStoredState") || g_str_equal (method, "ResetSetting"))
+  if (g_str_equal (method, "ListStoredState") || g_str_equal (method, "ResetSetting") ||
+      g_str_equal (method, "PrepareSession"))
     return TRUE;
   if (g_str_equal (method, "Clear"))   /* of everything */
     {
@@ -928,6 +929,75 @@ sr_policy_client_clear_sync (SrPolicyClient      *self,
   g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), NULL);
   reply = call_sync (self, "Clear", clear_parameters (app_ids), "(a{sv})", flags,
                      cancellable, error);
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+/**
+ * sr_policy_client_prepare_session_async:
+ * @self: a client
+ * @cancellable: (nullable): to give up
+ * @callback: called with the report
+ * @user_data: for @callback
+ *
+ * Applies the settings to the session manager's record of the apps to
+ * reopen, and to the compositor's window positions, between logout and
+ * the next login (`PrepareSession`; no polkit, not for sandboxed
+ * callers). Fails while gnome-session or the compositor runs.
+ */
+void
+sr_policy_client_prepare_session_async (SrPolicyClient      *self,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data)
+{
+  g_return_if_fail (SR_IS_POLICY_CLIENT (self));
+  call_async (self, sr_policy_client_prepare_session_async, "PrepareSession", NULL,
+              "(a{sv})", SR_CALL_FLAGS_NONE, cancellable, callback, user_data);
+}
+
+/**
+ * sr_policy_client_prepare_session_finish:
+ * @self: a client
+ * @result: what the callback was given
+ * @error: return location for an error
+ *
+ * Finishes sr_policy_client_prepare_session_async().
+ *
+ * Returns: (transfer full) (nullable): the `a{sv}` report ("instances",
+ *   "apps", "records", "files", "bytes", "errors"), or %NULL on an error
+ */
+GVariant *
+sr_policy_client_prepare_session_finish (SrPolicyClient  *self,
+                                         GAsyncResult    *result,
+                                         GError         **error)
+{
+  g_autoptr(GVariant) reply = call_finish (self, result, sr_policy_client_prepare_session_async,
+                                           error);
+
+  return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
+}
+
+/**
+ * sr_policy_client_prepare_session_sync:
+ * @self: a client
+ * @cancellable: (nullable): to give up
+ * @error: return location for an error
+ *
+ * As sr_policy_client_prepare_session_async(), blocking.
+ *
+ * Returns: (transfer full) (nullable): the `a{sv}` report, or %NULL on an
+ *   error
+ */
+GVariant *
+sr_policy_client_prepare_session_sync (SrPolicyClient  *self,
+                                       GCancellable    *cancellable,
+                                       GError         **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  g_return_val_if_fail (SR_IS_POLICY_CLIENT (self), NULL);
+  reply = call_sync (self, "PrepareSession", NULL, "(a{sv})", SR_CALL_FLAGS_NONE, cancellable,
+                     error);
   return reply != NULL ? g_variant_get_child_value (reply, 0) : NULL;
 }
 

@@ -225,6 +225,22 @@ GVariant        *sr_policy_client_clear_sync          (SrPolicyClient      *self
                                                         GCancellable        *cancellable,
                                                         GError             **error);
 
+/* For the time between logout and the next login: the settings applied
+ * to the session manager's record (the a{sv} report of PrepareSession). */
+SR_AVAILABLE_IN_ALL
+void             sr_policy_client_prepare_session_async  (SrPolicyClient      *self,
+                                                           GCancellable        *cancellable,
+                                                           GAsyncReadyCallback  callback,
+                                                           gpointer             user_data);
+SR_AVAILABLE_IN_ALL
+GVariant        *sr_policy_client_prepare_session_finish (SrPolicyClient      *self,
+                                                           GAsyncResult        *result,
+                                                           GError             **error);
+SR_AVAILABLE_IN_ALL
+GVariant        *sr_policy_client_prepare_session_sync   (SrPolicyClient      *self,
+                                                           GCancellable        *cancellable,
+                                                           GError             **error);
+
 SR_AVAILABLE_IN_ALL
 void             sr_policy_client_set_setting_async    (SrPolicyClient      *self,
                                                          const char          *key,
