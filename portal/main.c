@@ -314,7 +314,6 @@ run_backend (void)
   g_clear_handle_id (&portal.ending_timeout_id, g_source_remove);
   g_clear_handle_id (&portal.reopened_timeout_id, g_source_remove);
   g_clear_pointer (&portal.control_callers, g_hash_table_unref);
-  g_clear_pointer (&portal.sm_gone_asked, g_hash_table_unref);
   g_clear_pointer (&portal.frontend_held, g_ptr_array_unref);
   g_free (portal.frontend);
   g_free (portal.frontend_owner);

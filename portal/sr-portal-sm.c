@@ -23,8 +23,9 @@
  * The ids to clean up are the app's ids to discard and those of state
  * policyd cleared (sr-portal-record.c). GTK reports only the ids whose
  * file it really deleted, and warns at each launch about one it is asked
- * for whose file is gone: each id is asked for until reported, and once
- * more after its file is found gone, then dropped.
+ * for whose file is gone: each id is asked for until reported, or until
+ * its file is found gone (policyd's clear deleted it, or the instance
+ * saved nothing), when it is dropped unasked.
  *
  * All of it runs in the main loop, which holds SrPortal.lock
  * (sr-portal.h).
@@ -106,8 +107,9 @@ remove_id (GPtrArray  *list,
 }
 
 /* Adds to @ids (of GVariant strings, floating) the ids of @list that
- * @app's registering @session is to clean up; drops those asked for once
- * already since their file was found gone. TRUE if any was dropped. */
+ * @app's registering @session is to clean up; drops those whose file is
+ * gone: GTK would only warn that it cannot delete it. TRUE if any was
+ * dropped. */
 static gboolean
 add_cleanup_ids (SrPortal        *self,
                  SrApp           *app,
@@ -120,19 +122,12 @@ add_cleanup_ids (SrPortal        *self,
   for (guint i = 0; i < list->len;)
     {
       const char *id = g_ptr_array_index (list, i);
-      g_autofree char *key = NULL;
 
       if (!state_file_exists (app->app_id, id))
         {
-          key = g_strconcat (app->app_id, "\n", id, NULL);
-          if (g_hash_table_contains (self->sm_gone_asked, key))
-            {
-              g_hash_table_remove (self->sm_gone_asked, key);
-              g_ptr_array_remove_index (list, i);
-              dropped = TRUE;
-              continue;
-            }
-          g_hash_table_add (self->sm_gone_asked, g_steal_pointer (&key));
+          g_ptr_array_remove_index (list, i);
+          dropped = TRUE;
+          continue;
         }
       g_ptr_array_add (ids, g_variant_new_string (id));
       g_hash_table_add (session->asked_discard, g_strdup (id));
@@ -282,14 +277,110 @@ deleted_instance_ids (SrPortal              *self,
     return;
   for (guint i = 0; ids[i] != NULL; i++)
     {
-      g_autofree char *key = g_strconcat (app_id, "\n", ids[i], NULL);
-
-      g_hash_table_remove (self->sm_gone_asked, key);
       changed |= remove_id (app->discard, ids[i]);
       changed |= remove_id (app->cleared_ids, ids[i]);
     }
   if (changed)
     sr_portal_record_save (self);
+}
+
+/* -- What else GTK 3 and the accessibility bus ask of the name ------------ */
+
+/* An inhibitor, recorded for IsInhibited. */
+typedef struct {
+  char *owner;             /* (owned) its caller, whose leaving ends it */
+  guint flags;
+} Inhibitor;
+
+static void
+inhibitor_free (Inhibitor *inhibitor)
+{
+  g_free (inhibitor->owner);
+  g_free (inhibitor);
+}
+
+/* The most inhibitors recorded: each caller makes as many as it likes. */
+#define MAX_INHIBITORS 4096
+
+static void
+other_call (SrPortal              *self,
+            SmCaller              *caller,
+            GDBusMethodInvocation *invocation,
+            const char            *method,
+            GVariant              *parameters)
+{
+  if (g_str_equal (method, "RegisterClient"))
+    {
+      g_autofree char *path = g_strdup_printf ("/org/gnome/SessionManager/Client%" G_GUINT64_FORMAT,
+                                               ++self->sm_serial);
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(o)", path));
+    }
+  else if (g_str_equal (method, "Inhibit"))
+    {
+      Inhibitor *inhibitor;
+      guint flags;
+
+      if (g_hash_table_size (self->sm_inhibitors) >= MAX_INHIBITORS)
+        {
+          g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR,
+                                                 G_DBUS_ERROR_LIMITS_EXCEEDED,
+                                                 "%u inhibitors are recorded already",
+                                                 MAX_INHIBITORS);
+          return;
+        }
+      g_variant_get_child (parameters, 3, "u", &flags);
+      inhibitor = g_new0 (Inhibitor, 1);
+      inhibitor->owner = g_strdup (caller->name);
+      inhibitor->flags = flags;
+      /* Never 0, which GTK takes for a failure. */
+      if (++self->sm_cookie == 0)
+        ++self->sm_cookie;
+      g_hash_table_insert (self->sm_inhibitors, GUINT_TO_POINTER (self->sm_cookie), inhibitor);
+      g_dbus_method_invocation_return_value (invocation,
+                                             g_variant_new ("(u)", self->sm_cookie));
+    }
+  else if (g_str_equal (method, "Uninhibit"))
+    {
+      guint cookie;
+      Inhibitor *inhibitor;
+
+      g_variant_get (parameters, "(u)", &cookie);
+      inhibitor = g_hash_table_lookup (self->sm_inhibitors, GUINT_TO_POINTER (cookie));
+      if (inhibitor != NULL && g_str_equal (inhibitor->owner, caller->name))
+        g_hash_table_remove (self->sm_inhibitors, GUINT_TO_POINTER (cookie));
+      g_dbus_method_invocation_return_value (invocation, NULL);
+    }
+  else if (g_str_equal (method, "IsInhibited"))
+    {
+      GHashTableIter iter;
+      Inhibitor *inhibitor;
+      gboolean inhibited = FALSE;
+      guint flags;
+
+      g_variant_get (parameters, "(u)", &flags);
+      g_hash_table_iter_init (&iter, self->sm_inhibitors);
+      while (!inhibited && g_hash_table_iter_next (&iter, NULL, (gpointer *) &inhibitor))
+        inhibited = (inhibitor->flags & flags) != 0;
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(b)", inhibited));
+    }
+  else if (g_str_equal (method, "IsSessionRunning"))
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(b)", TRUE));
+  else   /* UnregisterClient */
+    g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+/* The inhibitors of @name, which left the bus, go. */
+static void
+drop_inhibitors_of (SrPortal   *self,
+                    const char *name)
+{
+  GHashTableIter iter;
+  Inhibitor *inhibitor;
+
+  g_hash_table_iter_init (&iter, self->sm_inhibitors);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &inhibitor))
+    if (g_str_equal (inhibitor->owner, name))
+      g_hash_table_iter_remove (&iter);
 }
 
 static void
@@ -311,8 +402,7 @@ dispatch (SrPortal              *self,
   else if (g_str_equal (method, "DeletedInstanceIds"))
     deleted_instance_ids (self, caller, invocation, parameters);
   else
-    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
-                                           "No method %s", method);
+    other_call (self, caller, invocation, method, parameters);
 }
 
 /* -- Who calls ---------------------------------------------------------------- */
@@ -496,6 +586,7 @@ name_owner_changed (GDBusConnection *connection,
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (name[0] != ':' || *new_owner != '\0')
     return;
+  drop_inhibitors_of (self, name);
   caller = g_hash_table_lookup (self->sm_callers, name);
   if (caller == NULL)
     return;
@@ -550,7 +641,7 @@ sr_portal_sm_start (SrPortal *self)
 
   self->sm_callers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                             (GDestroyNotify) sm_caller_free);
-  self->sm_gone_asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->sm_inhibitors = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) inhibitor_free);
   /* Every unique name's leaving, heard in the order of the calls: a
    * match on each caller's name would cost a round trip to the bus at
    * each app's first call. */
@@ -596,4 +687,5 @@ sr_portal_sm_stop (SrPortal *self)
     }
   self->sm_owned = FALSE;
   g_clear_pointer (&self->sm_callers, g_hash_table_unref);
+  g_clear_pointer (&self->sm_inhibitors, g_hash_table_unref);
 }

@@ -210,9 +210,9 @@ typedef struct {
   guint sm_subscription;         /* NameOwnerChanged, for the apps leaving */
   gboolean sm_owned;             /* the name is ours now */
   GHashTable *sm_callers;        /* (owned) unique name → SmCaller: who called it */
-  guint64 sm_serial;             /* numbers its sessions' handles */
-  GHashTable *sm_gone_asked;     /* (owned) "app\nid": asked once more to clean up
-                                  * although its file was gone already */
+  guint64 sm_serial;             /* numbers its sessions' handles, and clients */
+  GHashTable *sm_inhibitors;     /* (owned) (nullable) cookie → Inhibitor */
+  guint sm_cookie;               /* the last inhibitor's cookie */
   GMainLoop *loop;               /* (unowned) */
   GMutex subtree_lock;           /* guards subtrees and save_restore_id (the filter
                                   * runs without SrPortal.lock) */
