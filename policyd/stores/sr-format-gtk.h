@@ -15,5 +15,6 @@ gboolean sr_format_gtk_parse (const void  *data,
                              gsize        size,
                              guint       *out_windows,
                              GError     **error);
+gboolean sr_format_gtk_app_id_is_valid (const char *app_id);
 
 G_END_DECLS

@@ -113,7 +113,7 @@ sr_pattern_new (const char  *pattern,
 }
 
 /* Whether the pattern ends in literal text: then it matches only names
- * that end so ("{app}#*.state"), not every name ("*", "{app}*"). */
+ * that end so ("{app}@*.state"), not every name ("*", "{app}*"). */
 gboolean
 sr_pattern_ends_in_text (const SrPattern *self)
 {

@@ -7,12 +7,15 @@
  *   Kind=files                      (files, entries or whole-file)
  *   Directory=$XDG_STATE_HOME       ($HOME and $XDG_*_HOME are expanded;
  *                                    one component may be {app})
- *   Pattern={app}#*.state           (a file name: {app} is the app id,
+ *   Pattern={app}@*.state           (a file name: {app} is the app id,
  *                                    * any run of characters but "/")
  *   Format=gtk                      (the files' format: gtk for files,
  *                                    where it is optional but in a user's
- *                                    drop-in, gnome-session for entries,
- *                                    where it is required)
+ *                                    drop-in, and where it also asks of
+ *                                    {app} an id GTK can name a file
+ *                                    after, one with a dot;
+ *                                    gnome-session for entries, where it
+ *                                    is required)
  *
  * Drop-ins are read from the system directories first and the user's last;
  * a later file of the same name replaces an earlier one. One that does not
@@ -24,7 +27,7 @@
  *
  * Retention and Clear delete what a store's pattern matches, so a drop-in
  * decides what policyd deletes: every pattern must end in literal text
- * ("{app}#*.state", "session.gvdb"; not "*" or "{app}*"), and where a
+ * ("{app}@*.state", "session.gvdb"; not "*" or "{app}*"), and where a
  * store may be, and what a user's drop-in may declare, is
  * sr-store-confine.c's to say.
  *
@@ -37,6 +40,7 @@
 #include <gio/gio.h>
 
 #include "sr-app-id.h"
+#include "sr-format-gtk.h"
 #include "sr-pattern.h"
 #include "sr-store-confine.h"
 #include "sr-store-dropin.h"
@@ -263,7 +267,7 @@ sr_store_load_key_file (GKeyFile       *file,
   if (!sr_pattern_ends_in_text (store->matcher))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "Pattern: “%s” must end in literal text (like “{app}#*.state”): "
+                   "Pattern: “%s” must end in literal text (like “{app}@*.state”): "
                    "it would match every file name", store->pattern);
       return NULL;
     }
@@ -352,7 +356,10 @@ sr_store_load_file (const char     *path,
   return sr_store_load_key_file (file, basename, origin, error);
 }
 
-/* Matches a file name; for patterns with {app}, the app id must be valid. */
+/* Matches a file name; for patterns with {app}, the app id must be valid,
+ * and for GTK's files one GTK can have named a file after
+ * (sr_format_gtk_app_id_is_valid(): "gnome-session@gnome.state" is no
+ * app's, whatever "{app}@*.state" says). */
 gboolean
 sr_store_match (const SrStore  *store,
                 const char     *file_name,
@@ -362,11 +369,14 @@ sr_store_match (const SrStore  *store,
 
   /* A name from readdir() is any bytes; one that is not UTF-8 is none of
    * ours (and the regular expressions once used here were undefined on
-   * it: "A#\xed\xa0\x80.state" matched). */
+   * it: "A@\xed\xa0\x80.state" matched). */
   if (file_name[0] == '.' || !g_utf8_validate (file_name, -1, NULL) ||
       !sr_pattern_match (store->matcher, file_name, &app_id))
     return FALSE;
   if (app_id != NULL && !sr_app_id_validate (app_id, NULL))
+    return FALSE;
+  if (app_id != NULL && store->format == SR_STORE_FORMAT_GTK &&
+      !sr_format_gtk_app_id_is_valid (app_id))
     return FALSE;
   if (out_app_id != NULL)
     *out_app_id = g_steal_pointer (&app_id);

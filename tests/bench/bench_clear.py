@@ -31,7 +31,7 @@ def build(directory):
     os.makedirs(directory, exist_ok=True)
     for a in range(APPS):
         for i in range(PER_APP):
-            with open(os.path.join(directory, f'org.example.App{a:04d}#{i:08x}.state'), 'wb') as f:
+            with open(os.path.join(directory, f'org.example.App{a:04d}@{i:08x}.state'), 'wb') as f:
                 f.write(PAYLOAD)
     subprocess.run(['sync'], check=True)
 

@@ -28,7 +28,7 @@ def prepare(session, installed, stored):
             f.write(f'[Desktop Entry]\nType=Application\nName=Example App {i}\nExec=true\n'
                     'Icon=application-x-executable\n')
         if i < stored:
-            with open(os.path.join(session.state_home, f'{app_id}#1.state'), 'wb') as f:
+            with open(os.path.join(session.state_home, f'{app_id}@1.state'), 'wb') as f:
                 f.write(b'\0' * 2048)
 
 

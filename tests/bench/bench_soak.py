@@ -147,7 +147,7 @@ def gtk_writer(session, stop):
     """GTK's autosave, for a few apps at a time."""
     while not stop.wait(1):
         for app in random.sample(APPS, 5):
-            path = os.path.join(session.state_home, f'{app}#1.state')
+            path = os.path.join(session.state_home, f'{app}@1.state')
             data = Simulator.gtk_state(None, app, '1', b'x' * 1000)
             with open(path + '.tmp', 'wb') as f:
                 f.write(data.get_data_as_bytes().get_data())

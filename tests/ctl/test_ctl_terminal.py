@@ -48,7 +48,7 @@ class TerminalTest(CtlTestCase):
         path = sim.gtk_path(APP, NASTY, flatpak=True)
         self.assertTrue(os.path.exists(path))
         # A directory of the store's pattern: clear leaves it and names it.
-        os.mkdir(os.path.join(self.flatpak_dir(), f'{APP}#{NASTY}-dir.state'))
+        os.mkdir(os.path.join(self.flatpak_dir(), f'{APP}@{NASTY}-dir.state'))
 
         result = self.ctl_raw('list')
         self.assertEqual(result.status, OK, result.stderr)
@@ -56,7 +56,7 @@ class TerminalTest(CtlTestCase):
 
         result = self.ctl_raw('clear', '--yes', APP)
         self.assertEqual(result.status, FAILED, result.stderr)
-        self.assertClean(result, shows=f'{APP}#{SHOWN}-dir.state: not a regular file', where='stderr')
+        self.assertClean(result, shows=f'{APP}@{SHOWN}-dir.state: not a regular file', where='stderr')
         self.assertFalse(os.path.exists(path))
 
         result = self.ctl_raw('clear', '--yes')
@@ -71,11 +71,11 @@ class TerminalTest(CtlTestCase):
         os.makedirs(directory)
         with open(os.path.join(self.s.stores_dir, f'evil{NASTY}.store'), 'w') as f:
             f.write(f'[Store]\nDescription=Evil\nKind=files\nFormat=gtk\n'
-                    'Directory=$XDG_STATE_HOME/evil\nPattern={app}#*.evil\n')
-        good = os.path.join(directory, f'{APP}#1.evil')
+                    'Directory=$XDG_STATE_HOME/evil\nPattern={app}@*.evil\n')
+        good = os.path.join(directory, f'{APP}@1.evil')
         with open(good, 'wb') as f:
             f.write(Simulator(self.s).gtk_state(APP, '1', b'').get_data_as_bytes().get_data())
-        bad = os.path.join(directory, f'{APP}#2.evil')
+        bad = os.path.join(directory, f'{APP}@2.evil')
         with open(bad, 'wb') as f:
             f.write(b'x' * 100)
         self.s.stop_policyd()
@@ -119,7 +119,7 @@ class TerminalTest(CtlTestCase):
     def test_app_ids_cannot_carry_controls(self):
         # App ids are letters, digits and "._-+": a file whose name would
         # give one with a control character is no entry of the store.
-        with open(os.path.join(self.s.state_home, f'org.example.{NASTY}#1.state'), 'wb') as f:
+        with open(os.path.join(self.s.state_home, f'org.example.{NASTY}@1.state'), 'wb') as f:
             f.write(b'')
         self.assertEqual(self.s.list_state(), {})
         # excluded-apps holds whatever gsettings wrote; what the tool

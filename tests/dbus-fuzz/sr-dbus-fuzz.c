@@ -568,7 +568,7 @@ plant_state_files (guint round)
 
   for (guint i = 0; i < 4; i++)
     {
-      g_autofree char *name = g_strdup_printf ("org.fuzz.App%02u#fuzz%u.state",
+      g_autofree char *name = g_strdup_printf ("org.fuzz.App%02u@fuzz%u.state",
                                                (round * 4 + i) % POOL_SIZE, round);
       g_autofree char *path = g_build_filename (g_get_user_state_dir (), name, NULL);
 

@@ -51,6 +51,9 @@ check_match (const SrStore *store,
     {
       g_assert_true (sr_app_id_validate (app_id, NULL));
       g_assert_nonnull (strstr (file_name, app_id));
+      /* GTK's files are named after app ids with a dot. */
+      if (store->format == SR_STORE_FORMAT_GTK)
+        g_assert_nonnull (strchr (app_id, '.'));
     }
 }
 
@@ -100,8 +103,9 @@ check_store (const SrStore *store,
 
   if (file_name != NULL)
     check_match (store, file_name);
-  check_match (store, "org.example.App#1.state");
+  check_match (store, "org.example.App@1.state");
   check_match (store, "gnome-session@gnome.state");
+  check_match (store, "session-restore-portal@gnome.state");
   check_match (store, "session.gvdb");
   check_match (store, "");
 }

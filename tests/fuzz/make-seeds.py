@@ -74,13 +74,21 @@ def app_ids():
 
 
 SHIPPED_MATCHES = {
-    'gtk': 'org.gnome.TextEditor#a1b2c3.state',
-    'gtk-flatpak': 'org.gnome.TextEditor#1.state',
+    'gtk': 'org.gnome.TextEditor@a1b2c3.state',
+    'gtk-flatpak': 'org.gnome.TextEditor@fallback.state',
     'gnome-session': 'gnome-session@gnome.state',
     'mutter': 'session.gvdb',
     'gnome-shell': 'session.gvdb',
     'session-restore-portal': 'session-restore-portal@gnome.state',
     'session-restore-portal-unreadable': 'session-restore-portal@gnome.state.20261207T101500Z.unreadable',
+}
+
+# Files beside GTK's that are no app's: its stores never take them.
+GTK_NOT_APPS = {
+    'gnome-session': 'gnome-session@gnome.state',
+    'portal-record': 'session-restore-portal@sway.state',
+    'dotless': 'firefox-esr@1.state',
+    'mid-write': 'org.gnome.TextEditor@a1b2c3.state.QX3ZK2',
 }
 
 
@@ -92,17 +100,20 @@ def stores():
             text = f.read()
         write('store-dropin', f'shipped-{name}', text)
         write('store-dropin', f'shipped-{name}-match', text + b'\0' + SHIPPED_MATCHES[name].encode())
-        write('store-dropin', f'shipped-{name}-nomatch', text + b'\0' + b'.hidden#1.state')
+        write('store-dropin', f'shipped-{name}-nomatch', text + b'\0' + b'.hidden@1.state')
+        if name.startswith('gtk'):
+            for what, file_name in GTK_NOT_APPS.items():
+                write('store-dropin', f'shipped-{name}-{what}-nomatch', text + b'\0' + file_name.encode())
 
-    files = '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n'
+    files = '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}@*.state\n'
     seeds = {
         'files-app-dir': '[Store]\nKind=files\nDirectory=$HOME/.var/app/{app}/.local/state\n'
                          'Pattern=*.state\n\0x.state',
         'files-app-dir-last': '[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\nPattern=*\n',
         'files-app-dir-double-slash': '[Store]\nKind=files\nDirectory=$HOME/{app}//x\nPattern=*\n',
-        'files-no-format-match': files + '\0org.example.App#1.state',
-        'files-bad-app-match': files + '\0../x#1.state',
-        'files-invalid-utf8-name': files.encode() + b'\0org.ex\xff.App#1.state',
+        'files-no-format-match': files + '\0org.example.App@1.state',
+        'files-bad-app-match': files + '\0../x@1.state',
+        'files-invalid-utf8-name': files.encode() + b'\0org.ex\xff.App@1.state',
         'files-unknown-format': files + 'Format=sqlite\n',
         'entries-no-format': '[Store]\nKind=entries\nDirectory=$HOME\nPattern=*.state\n',
         'entries-app': '[Store]\nKind=entries\nDirectory=$HOME\nPattern={app}.state\n'
@@ -115,17 +126,17 @@ def stores():
         'no-kind': '[Store]\nDirectory=$HOME\nPattern={app}.x\n',
         'no-pattern': '[Store]\nKind=files\nDirectory=$HOME\n',
         'bad-kind': '[Store]\nKind=everything\nDirectory=$HOME\nPattern={app}.x\n',
-        'dotdot': '[Store]\nKind=files\nDirectory=$HOME/../../tmp\nPattern={app}#*.state\n',
+        'dotdot': '[Store]\nKind=files\nDirectory=$HOME/../../tmp\nPattern={app}@*.state\n',
         'dot': '[Store]\nKind=files\nDirectory=$HOME/./x\nPattern={app}\n',
-        'relative': '[Store]\nKind=files\nDirectory=relative/dir\nPattern={app}#*.state\n',
+        'relative': '[Store]\nKind=files\nDirectory=relative/dir\nPattern={app}@*.state\n',
         'slash-pattern': '[Store]\nKind=files\nDirectory=$HOME\nPattern=../{app}\n',
         'unknown-var': '[Store]\nKind=files\nDirectory=$SECRET\nPattern={app}\n',
         'empty-var': '[Store]\nKind=files\nDirectory=$/x\nPattern={app}\n',
         'lowercase-var': '[Store]\nKind=files\nDirectory=$home\nPattern={app}\n',
         'no-app': '[Store]\nKind=files\nDirectory=$HOME\nPattern=*.state\n',
         'app-twice': '[Store]\nKind=files\nDirectory=$HOME\nPattern={app}{app}\n',
-        'app-in-dir-and-pattern': '[Store]\nKind=files\nDirectory=$HOME/{app}\nPattern={app}#*\n'
-                                  '\0org.example.A#1',
+        'app-in-dir-and-pattern': '[Store]\nKind=files\nDirectory=$HOME/{app}\nPattern={app}@*\n'
+                                  '\0org.example.A@1',
         'app-part-of-component': '[Store]\nKind=files\nDirectory=$HOME/x{app}/y\nPattern=*.state\n',
         'app-root': '[Store]\nKind=files\nDirectory=/{app}\nPattern=*.state\n',
         'lone-braces': '[Store]\nKind=files\nDirectory=$HOME\nPattern={{app}}{ap{p}*\n'
@@ -162,7 +173,7 @@ def stores():
         'root-only-slashes': '[Store]\nKind=whole-file\nDirectory=//\nPattern=x.gvdb\n',
         'base-below-link': '[Store]\nKind=files\nDirectory=$XDG_STATE_HOME/link/Documents/{app}\n'
                            'Pattern=*.state\nFormat=gtk\n',
-        'plus-app-match': files + 'Format=gtk\n\0foo+bar#1.state',
+        'plus-app-match': files + 'Format=gtk\n\0org.example.foo+bar@1.state',
     }
     for name, value in seeds.items():
         write('store-dropin', name, value)

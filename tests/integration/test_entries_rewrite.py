@@ -151,7 +151,7 @@ class LeftoverTest(PolicydTestCase):
             'gnome-session@x.state.0a1b2c3d',       # no leading dot
             '.gnome-session@x.state.XyZ123',        # g_file_set_contents()'s
             '.gnome-session@x.stat.0a1b2c3d',       # not the store's pattern
-            '.org.example.Alpha#1.state.0a1b2c3d',  # another store's file
+            '.org.example.Alpha@1.state.0a1b2c3d',  # another store's file
         )]
         os.makedirs(os.path.join(self.s.state_home, '.gnome-session@dir.state.01234567'),
                     exist_ok=True)

@@ -105,11 +105,12 @@ class InterruptedClearTest(PolicydTestCase):
         return os.path.join(self.s.state_home, 'session-restore', 'pending-clears')
 
     def gtk_files(self):
-        return [n for n in os.listdir(self.s.state_home) if n.endswith('.state') and '#' in n]
+        return [n for n in os.listdir(self.s.state_home)
+                if n.endswith('.state') and n.startswith('org.example.')]
 
     def populate(self, saved_at):
         for i in range(self.FILES):
-            path = os.path.join(self.s.state_home, f'org.example.App{i % 30}#{i}.state')
+            path = os.path.join(self.s.state_home, f'org.example.App{i % 30}@{i}.state')
             with open(path, 'wb') as f:
                 f.write(b'x' * 64)
             os.utime(path, (saved_at / 1e6, saved_at / 1e6))
@@ -141,7 +142,7 @@ class InterruptedClearTest(PolicydTestCase):
         sim.save('org.example.Later')
         self.s.wait_until(lambda: not os.path.exists(self.pending_path()), timeout=60,
                           what='the interrupted clear to be finished')
-        self.assertEqual(self.gtk_files(), ['org.example.Later#1.state'])
+        self.assertEqual(self.gtk_files(), ['org.example.Later@1.state'])
         self.assertIn('Interrupted clear: removed', self.s.log())
         self.assertEqual(self.s.check_restore('org.example.App1', LAUNCH,
                                               {'saved-at': GLib.Variant('x', saved_at)}),

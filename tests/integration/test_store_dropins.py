@@ -226,12 +226,12 @@ class LinkTest(StoreDropInTestCase):
         os.symlink(self.s.home, os.path.join(self.s.data_home, 'link'))
         self.user_dropin('docs.store', '[Store]\nKind=files\n'
                                        'Directory=$XDG_STATE_HOME/link/Documents\n'
-                                       'Pattern={app}#*.state\nFormat=gtk\n')
+                                       'Pattern={app}@*.state\nFormat=gtk\n')
         self.system_dropin('admin-docs.store', '[Store]\nKind=whole-file\n'
                                                'Directory=$XDG_DATA_HOME/link/Documents\n'
                                                'Pattern=*.odt\n')
         documents = os.path.join(self.s.home, 'Documents')
-        canaries = {os.path.join(documents, f'{A}#backup.state'): gtk_state(A),
+        canaries = {os.path.join(documents, f'{A}@backup.state'): gtk_state(A),
                     os.path.join(documents, 'Thesis.odt'): b'four hundred days of work'}
         for path, data in canaries.items():
             self.write_file(path, data, age_days=400)
@@ -268,6 +268,6 @@ class LinkTest(StoreDropInTestCase):
         report = self.s.clear()
         self.assertEqual(report['errors'], [])
         self.assertEqual(report['apps'], [A, B])
-        self.assertFalse(os.path.exists(os.path.join(disk, 'state', f'{A}#1.state')))
+        self.assertFalse(os.path.exists(os.path.join(disk, 'state', f'{A}@1.state')))
         self.assertEqual(self.s.check_restore(A, LAUNCH, {'saved-at': GLib.Variant('x', now_us() - DAY_US)}),
                          (DENY, 'cleared'))

@@ -85,10 +85,10 @@ class SymlinkTest(PolicydTestCase):
         os.makedirs(os.path.join(self.outside, 'flatpak', '.local', 'state'))
         os.makedirs(os.path.join(self.outside, 'deep', 'state'))
         self.canaries = {
-            'org.example.Evil#1.state': b'canary 1',
+            'org.example.Evil@1.state': b'canary 1',
             'session.gvdb': b'canary 2',
-            'flatpak/.local/state/org.example.Link#1.state': b'canary 3',
-            'deep/state/org.example.Deep#1.state': b'canary 4',
+            'flatpak/.local/state/org.example.Link@1.state': b'canary 3',
+            'deep/state/org.example.Deep@1.state': b'canary 4',
             'gnome-session@x.state': b'canary 5',
         }
         for path, data in self.canaries.items():
@@ -98,8 +98,8 @@ class SymlinkTest(PolicydTestCase):
         var_app = os.path.join(home, '.var', 'app')
         os.makedirs(os.path.join(var_app, 'org.example.Deep'))
         os.makedirs(self.s.data_home, exist_ok=True)
-        os.symlink(os.path.join(self.outside, 'org.example.Evil#1.state'),
-                   os.path.join(self.s.state_home, 'org.example.Evil#1.state'))
+        os.symlink(os.path.join(self.outside, 'org.example.Evil@1.state'),
+                   os.path.join(self.s.state_home, 'org.example.Evil@1.state'))
         os.symlink(os.path.join(self.outside, 'gnome-session@x.state'),
                    os.path.join(self.s.state_home, 'gnome-session@x.state'))
         os.symlink(os.path.join(self.outside, 'flatpak'), os.path.join(var_app, 'org.example.Link'))
@@ -124,16 +124,16 @@ class SymlinkTest(PolicydTestCase):
         self.assertCanariesAlive()
         self.assertEqual(report['apps'], [A])
         errors += '\n'.join(report['errors'])
-        self.assertIn('org.example.Evil#1.state: not a regular file', errors)
+        self.assertIn('org.example.Evil@1.state: not a regular file', errors)
         self.assertIn('mutter: a symbolic link', errors)
         self.assertIn('org.example.Link: a symbolic link', errors)
         # The links themselves are left alone too, and the service answers.
-        self.assertTrue(os.path.islink(os.path.join(self.s.state_home, 'org.example.Evil#1.state')))
+        self.assertTrue(os.path.islink(os.path.join(self.s.state_home, 'org.example.Evil@1.state')))
         self.assertAlive()
 
     def test_path_traversal_app_ids(self):
         for app in ('../outside/org.example.Evil', '..', 'org.example/../../outside',
-                    '../../../../etc', 'org.example.Evil#1.state/..'):
+                    '../../../../etc', 'org.example.Evil@1.state/..'):
             self.assertDBusError('InvalidArgs', self.s.clear, [app])
             self.assertDBusError('InvalidArgs', self.s.call, 'SetAppExcluded', 'sb', app, True)
         self.assertCanariesAlive()
@@ -149,15 +149,15 @@ class DropInTest(PolicydTestCase):
     def test_bad_dropins_are_reported_and_skipped(self):
         outside = os.path.join(self.s.root, 'outside')
         os.makedirs(outside)
-        with open(os.path.join(outside, 'org.example.Victim#1.state'), 'w') as f:
+        with open(os.path.join(outside, 'org.example.Victim@1.state'), 'w') as f:
             f.write('canary')
         bad = {
             'garbage.store': 'this is not a key file [[[',
             'no-kind.store': '[Store]\nDirectory=$HOME\nPattern={app}.x\n',
             'bad-kind.store': '[Store]\nKind=everything\nDirectory=$HOME\nPattern={app}.x\n',
             'dotdot.store': f'[Store]\nKind=files\nDirectory=$HOME/../../{os.path.relpath(outside, "/")}\n'
-                            'Pattern={app}#*.state\n',
-            'relative.store': '[Store]\nKind=files\nDirectory=relative/dir\nPattern={app}#*.state\n',
+                            'Pattern={app}@*.state\n',
+            'relative.store': '[Store]\nKind=files\nDirectory=relative/dir\nPattern={app}@*.state\n',
             'root.store': '[Store]\nKind=whole-file\nDirectory=/\nPattern=*\n',
             'slash.store': '[Store]\nKind=files\nDirectory=$HOME\nPattern=../{app}\n',
             'unknown-var.store': '[Store]\nKind=files\nDirectory=$SECRET\nPattern={app}\n',
@@ -178,7 +178,7 @@ class DropInTest(PolicydTestCase):
         log = self.s.log()
         for name in bad:
             self.assertIn(name, log)
-        self.assertTrue(os.path.exists(os.path.join(outside, 'org.example.Victim#1.state')))
+        self.assertTrue(os.path.exists(os.path.join(outside, 'org.example.Victim@1.state')))
 
     def test_fifo_dropin_does_not_block(self):
         # Anything running as the user can write its drop-ins: a FIFO named
@@ -201,7 +201,7 @@ class DropInTest(PolicydTestCase):
         # peak, and policyd kept 130 MiB of it for good; a drop-in is a few
         # lines, and one over 64 KiB is refused before it is parsed.
         with open(os.path.join(self.s.stores_dir, 'huge.store'), 'w') as f:
-            f.write('[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.huge\n'
+            f.write('[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}@*.huge\n'
                     'Format=gtk\n')
             f.writelines(f'Padding{i}=x\n' for i in range(1000000))
         self.s.start_policyd()
@@ -292,7 +292,7 @@ class DropInTest(PolicydTestCase):
         self.s.start_policyd()
         sim.save(A)
         fifos = [os.path.join(self.s.state_home, 'gnome-session@fifo.state'),
-                 os.path.join(self.s.state_home, f'{B}#1.state')]
+                 os.path.join(self.s.state_home, f'{B}@1.state')]
         for fifo in fifos:
             os.mkfifo(fifo)
         listing = self.s.list_state()

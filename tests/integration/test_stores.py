@@ -4,6 +4,7 @@ import os
 import signal
 import time
 
+from sessionfile import write_session_file
 from simulator import Simulator
 from srtest import (ALLOW, DENY, LAUNCH, RECOVER, RESTORE, USEC_PER_DAY, GLib, PolicydTestCase,
                     files_under, now_us)
@@ -44,7 +45,7 @@ class ListTest(PolicydTestCase):
         self.assertEqual(listing[B]['windows'], 1)
         self.assertEqual(listing[C]['entries'], 2)
         self.assertNotIn('windows', listing[C])
-        self.assertIn(f'{C}#1.state is not a serialized', self.s.log())
+        self.assertIn(f'{C}@1.state is not a serialized', self.s.log())
 
     def test_empty(self):
         self.assertEqual(self.s.list_state(), {})
@@ -52,6 +53,48 @@ class ListTest(PolicydTestCase):
     def test_list_needs_polkit(self):
         self.s.set_allowed([])
         self.assertDBusError('NotAllowed', self.s.list_state)
+
+
+class GtkNamesTest(PolicydTestCase):
+    """GTK 4.24 names its files <app-id>@<instance-id>.state, and
+    <app-id>@fallback.state when no session manager answers. gnome-session's
+    record and session-restore-portal's share $XDG_STATE_HOME and the "@",
+    with no dot before it: no app's GTK state."""
+
+    def test_only_apps_files_are_gtk_state(self):
+        sim = Simulator(self.s)
+        sim.save(A, 'fallback')
+        sim.save(B, 'a1b2c3d4e5', flatpak=True)
+        record = os.path.join(self.s.state_home, 'session-restore-portal@sway.state')
+        write_session_file(record, {C: [now_us()]}, now_us())
+        state = sim.gtk_state(A, '2', b'').get_data_as_bytes().get_data()
+        others = [os.path.join(self.s.state_home, name) for name in (
+            'firefox-esr@1.state',        # no dot: no GTK app's
+            f'{A}@2.state.QX3ZK2',        # what g_file_set_contents() writes first
+        )] + [os.path.join(os.path.dirname(sim.gtk_path(B, '1', flatpak=True)), f'{B}@2.state.QX3ZK2')]
+        for path in others:
+            with open(path, 'wb') as f:
+                f.write(state)
+
+        listing = self.s.list_state()
+        self.assertEqual(sorted(listing), [A, B, C])
+        self.assertEqual(sorted(listing[A]['stores']), ['gnome-session', 'gtk'])
+        self.assertEqual(listing[A]['windows'], 1)
+        self.assertEqual(sorted(listing[B]['stores']), ['gnome-session', 'gtk-flatpak'])
+        self.assertEqual(listing[C]['stores'], ['session-restore-portal'])
+
+        report = self.s.clear()
+        self.assertEqual(report['apps'], [A, B, C])
+        self.assertEqual(report['stores']['gtk']['entries'], 1)
+        self.assertEqual(report['stores']['gtk-flatpak']['entries'], 1)
+        self.assertFalse(os.path.exists(sim.gtk_path(A, 'fallback')))
+        self.assertFalse(os.path.exists(sim.gtk_path(B, 'a1b2c3d4e5', flatpak=True)))
+        # The records lost their entries, not their files.
+        self.assertEqual(sim.session_file_apps()['instances'], {})
+        self.assertTrue(os.path.exists(record))
+        for path in others:
+            self.assertTrue(os.path.exists(path), path)
+        self.assertEqual(self.s.list_state(), {})
 
 
 class ListBudgetTest(PolicydTestCase):
@@ -82,7 +125,7 @@ class ListBudgetTest(PolicydTestCase):
         big_dir = os.path.dirname(sim.gtk_path(big, '1', flatpak=True))
         os.makedirs(big_dir)
         for i in range(1001):
-            with open(os.path.join(big_dir, f'{big}#{i:04d}.state'), 'wb') as f:
+            with open(os.path.join(big_dir, f'{big}@{i:04d}.state'), 'wb') as f:
                 f.write(state)
 
         listing = self.s.list_state()
@@ -272,9 +315,10 @@ class ClearTest(PolicydTestCase):
 class PlusInAppIdTest(PolicydTestCase):
     """Issue 22: "+" is valid in an app id, and the store patterns did not
     take it: foo+bar's state was never listed, and Clear([foo+bar])
-    reported success while foo+bar#1.state stayed."""
-    PLUS = 'foo+bar'
-    LOOKALIKES = ('fooobar', 'foobar', 'foo+bar+', 'foo', 'foo+barr')
+    reported success while its GTK state file stayed."""
+    PLUS = 'org.example.foo+bar'
+    LOOKALIKES = tuple(f'org.example.{name}' for name in ('fooobar', 'foobar', 'foo+bar+', 'foo',
+                                                          'foo+barr'))
 
     def test_listed_and_cleared_literally(self):
         sim = Simulator(self.s)
@@ -330,17 +374,18 @@ class ExpiryTest(PolicydTestCase):
         sim = Simulator(self.s)
         self.s.gsettings('set', 'max-age-days', '7')
         old = now_us() - 8 * USEC_PER_DAY
-        sim.memory = {'foo+bar': {'1': {'saved_at': old, 'flatpak': True, 'payload': b''}},
-                      'c++': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
-                      'cxx': {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
+        plus, cpp, cxx = 'org.example.foo+bar', 'org.example.c++', 'org.example.cxx'
+        sim.memory = {plus: {'1': {'saved_at': old, 'flatpak': True, 'payload': b''}},
+                      cpp: {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}},
+                      cxx: {'1': {'saved_at': now_us(), 'flatpak': False, 'payload': b''}}}
         sim.write_back()
-        self.s.gsettings('set', 'excluded-apps', "['c++']")
+        self.s.gsettings('set', 'excluded-apps', f"['{cpp}']")
         self.s.start_policyd()
-        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('foo+bar', '1', flatpak=True)),
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(plus, '1', flatpak=True)),
                           what='old foo+bar state purged')
-        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path('c++', '1')),
+        self.s.wait_until(lambda: not os.path.exists(sim.gtk_path(cpp, '1')),
                           what='excluded c++ purged')
-        self.assertTrue(os.path.exists(sim.gtk_path('cxx', '1')))
+        self.assertTrue(os.path.exists(sim.gtk_path(cxx, '1')))
 
     def test_forever_keeps_everything(self):
         sim = Simulator(self.s)

@@ -2,7 +2,7 @@
 """An app using the save/restore portal as GTK does, for
 session-restore-portal's tests: it tells the stand-in frontend its app id
 (host Registry), registers, deletes the state of every id it is told to
-discard ($XDG_STATE_HOME/<app>#<id>.state) and confirms, saves its state
+discard ($XDG_STATE_HOME/<app>@<id>.state) and confirms, saves its state
 under its instance id, and saves again on a SaveHint for its own handle.
 
 In a test: PortalApp(session, app_id) on a connection of its own; quit()
@@ -26,7 +26,7 @@ GTK_TYPE = '(a{sv}a{sv}a(a{sv}a{sv}))'
 
 
 def state_path(state_home, app_id, instance_id):
-    return os.path.join(state_home, f'{app_id}#{instance_id}.state')
+    return os.path.join(state_home, f'{app_id}@{instance_id}.state')
 
 
 class PortalApp:

@@ -32,8 +32,8 @@ class Simulator:
     def gtk_path(self, app, instance, flatpak=False):
         if flatpak:
             return os.path.join(self.s.home, '.var', 'app', app, '.local', 'state',
-                                f'{app}#{instance}.state')
-        return os.path.join(self.s.state_home, f'{app}#{instance}.state')
+                                f'{app}@{instance}.state')
+        return os.path.join(self.s.state_home, f'{app}@{instance}.state')
 
     @property
     def session_path(self):

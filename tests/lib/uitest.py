@@ -70,11 +70,18 @@ def write_desktop_files(session, apps, extra=''):
                     f'Icon=application-x-executable\n{extra}')
 
 
+def is_gtk_state(name):
+    """Whether @name is a GTK state file's, <app-id>@<instance-id>.state:
+    an app id has a dot, and gnome-session@gnome.state, say, is no app's."""
+    app, at, _ = name.partition('@')
+    return bool(at) and '.' in app and name.endswith('.state')
+
+
 def write_state_file(session, app_id, age_seconds=0, instance='1'):
     """A GTK state file for the app, as if saved age_seconds ago, written
     behind policyd's back (no CheckSave): a store as it is on disk."""
     from simulator import Simulator  # noqa: E402
-    path = os.path.join(session.state_home, f'{app_id}#{instance}.state')
+    path = os.path.join(session.state_home, f'{app_id}@{instance}.state')
     data = Simulator.gtk_state(None, app_id, instance, b'x' * 2000)
     with open(path, 'wb') as f:
         f.write(data.get_data_as_bytes().get_data())

@@ -341,7 +341,7 @@ class PipelineTest(ClientTestCase):
     def test_call_before_initialization_answered(self):
         # A GTK state file, as the listing reads it.
         data = Simulator.gtk_state(None, A, '1', b'x' * 100)
-        with open(os.path.join(self.s.state_home, f'{A}#1.state'), 'wb') as f:
+        with open(os.path.join(self.s.state_home, f'{A}@1.state'), 'wb') as f:
             f.write(data.get_data_as_bytes().get_data())
         client, listing = self.list_while_initializing()
         self.assertEqual(client.get_service_state(), Sr.ServiceState.RUNNING)

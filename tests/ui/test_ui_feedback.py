@@ -7,7 +7,7 @@ import time
 
 from simulator import Simulator
 from srtest import now_us
-from uitest import APPS, PanelTestCase, write_state_file
+from uitest import APPS, PanelTestCase, is_gtk_state, write_state_file
 
 EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
 LIST = 'org.gnome.SessionRestore.list'
@@ -26,7 +26,7 @@ class FeedbackTest(PanelTestCase):
         # The simulator writes back all it holds: nothing from an earlier case.
         self.sim.memory.clear()
         for name in os.listdir(self.s.state_home):
-            if name.endswith('.state') and '#' in name:
+            if is_gtk_state(name):
                 os.unlink(os.path.join(self.s.state_home, name))
         self.show_view('Settings')
         self.wait_until(lambda: self.checked('Save and Restore Apps'), 'the switch to be on')
@@ -41,7 +41,7 @@ class FeedbackTest(PanelTestCase):
             self.act(button, 'click')
 
     def state_files(self):
-        return sorted(n for n in os.listdir(self.s.state_home) if '#' in n)
+        return sorted(n for n in os.listdir(self.s.state_home) if is_gtk_state(n))
 
     def toast(self, text):
         """The toast saying @text, which is then dismissed (toasts queue)."""

@@ -21,7 +21,7 @@ class IncompleteListingTest(PanelTestCase):
         write_state_file(cls.s, 'org.example.Files')
         hidden = os.path.join(cls.s.home, '.var', 'app', 'org.example.Terminal', '.local', 'state')
         os.makedirs(hidden)
-        with open(os.path.join(hidden, 'org.example.Terminal#1.state'), 'wb') as f:
+        with open(os.path.join(hidden, 'org.example.Terminal@1.state'), 'wb') as f:
             f.write(b'state policyd cannot read')
         os.chmod(hidden, 0)
         cls.s.start_policyd(prefix=NO_DAC)

@@ -5,7 +5,7 @@ import time
 
 from simulator import Simulator
 from srtest import GLib
-from uitest import APPS, Atspi, PanelTestCase, write_desktop_files, write_state_file
+from uitest import APPS, Atspi, PanelTestCase, is_gtk_state, write_desktop_files, write_state_file
 
 EDITOR, FILES, TERMINAL = 'org.example.TextEditor', 'org.example.Files', 'org.example.Terminal'
 ABACUS, ZOO, GONE = 'org.example.Abacus', 'org.example.Aardvark', 'org.example.Uninstalled'
@@ -63,7 +63,7 @@ class PanelTest(PanelTestCase):
         self.click_button('Turn Off')
         self.wait_until(lambda: self.s.gsettings_value('enabled') is False, 'enabled=false in gsettings')
         self.wait_until(lambda: not self.checked('Save and Restore Apps'), 'the switch to follow')
-        self.wait_until(lambda: [n for n in self.state_files() if '#' in n] == [], 'state files to go')
+        self.wait_until(lambda: [n for n in self.state_files() if is_gtk_state(n)] == [], 'state files to go')
         # What went, in the same count as the dialog.
         self.find('label', 'Cleared 3 saved sessions')
         # What no longer applies is insensitive, and the page says why.
@@ -238,7 +238,7 @@ class PanelTest(PanelTestCase):
         self.assertIn('3 saved sessions', body.get_name())
         self.screenshot('clear-dialog')
         self.click_button('Clear')
-        self.wait_until(lambda: [n for n in self.state_files() if '#' in n] == [], 'state files to go')
+        self.wait_until(lambda: [n for n in self.state_files() if is_gtk_state(n)] == [], 'state files to go')
         self.find('label', 'Cleared 3 saved sessions')
         self.screenshot('after-clear')
         self.assertEqual(self.s.gsettings_value('enabled'), True)

@@ -75,6 +75,31 @@ test_gtk_state_rejects (void)
     }
 }
 
+/* The app ids a GTK state file can be named after: GApplication's have a
+ * dot. The others that share $XDG_STATE_HOME and the "@" are no app's. */
+static void
+test_gtk_app_ids (void)
+{
+  const char *valid[] = {
+    "org.example.App", "org.gnome.TextEditor", "a.b", "org.example.App_2", "org.example.my-app",
+    /* As any app id may (sr-app-id.c): no GTK app's, but a store that
+     * took them and a Clear that did not would leave them behind. */
+    "org.example.foo+bar",
+  };
+  const char *invalid[] = {
+    "gnome-session", "session-restore-portal", "firefox-esr", "vlc", "foo+bar", "c++",
+    "org..example", "org.example.", ".org.example", "-org.example", "org.exa mple",
+    "org/example.App", "", "org.example.App@1",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (valid); i++)
+    if (!sr_format_gtk_app_id_is_valid (valid[i]))
+      g_error ("“%s” was refused", valid[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (invalid); i++)
+    if (sr_format_gtk_app_id_is_valid (invalid[i]))
+      g_error ("“%s” was taken", invalid[i]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -82,6 +107,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/format-gtk/windows", test_gtk_state_windows);
   g_test_add_func ("/format-gtk/rejects", test_gtk_state_rejects);
+  g_test_add_func ("/format-gtk/app-ids", test_gtk_app_ids);
 
   return g_test_run ();
 }

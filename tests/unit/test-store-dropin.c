@@ -13,6 +13,7 @@
 #include "sr-error.h"
 #include "sr-store-confine.h"
 #include "sr-store-dropin.h"
+#include "sr-store-walk.h"
 
 static SrStore *
 load_text_from (SrStoreOrigin   origin,
@@ -42,24 +43,24 @@ test_dropin_files (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(SrStore) store = load_text ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
-                                        "Pattern={app}#*.state\n", &error);
+                                        "Pattern={app}@*.state\n", &error);
   g_autofree char *app = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpstr (store->name, ==, "test");
   g_assert_cmpstr (store->root, ==, g_get_user_state_dir ());
   g_assert_null (store->app_subdir);
-  g_assert_true (sr_store_match (store, "org.example.App#a1b2.state", &app));
+  g_assert_true (sr_store_match (store, "org.example.App@a1b2.state", &app));
   g_assert_cmpstr (app, ==, "org.example.App");
   g_clear_pointer (&app, g_free);
-  g_assert_true (sr_store_match (store, "foo+bar#1.state", &app));
+  g_assert_true (sr_store_match (store, "foo+bar@1.state", &app));
   g_assert_cmpstr (app, ==, "foo+bar");
-  g_assert_false (sr_store_match (store, "gnome-session@gnome.state", NULL));
-  g_assert_false (sr_store_match (store, "not valid#1.state", NULL));
-  g_assert_false (sr_store_match (store, ".org.example.App#1.state", NULL));
-  g_assert_false (sr_store_match (store, "org.example.App#1.state.tmp", NULL));
+  g_assert_false (sr_store_match (store, "not valid@1.state", NULL));
+  g_assert_false (sr_store_match (store, ".org.example.App@1.state", NULL));
+  g_assert_false (sr_store_match (store, "org.example.App@1.state.tmp", NULL));
+  g_assert_false (sr_store_match (store, "-org.example.App@1.state", NULL));
   /* Not UTF-8 (a UTF-16 surrogate), which GRegex's JIT used to match. */
-  g_assert_false (sr_store_match (store, "org.example.App#\xed\xa0\x80.state", NULL));
+  g_assert_false (sr_store_match (store, "org.example.App@\xed\xa0\x80.state", NULL));
 }
 
 static void
@@ -68,7 +69,7 @@ test_dropin_app_directory (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(SrStore) store = load_text ("[Store]\nKind=files\n"
                                         "Directory=$HOME/.var/app/{app}/.local/state\n"
-                                        "Pattern={app}#*.state\n", &error);
+                                        "Pattern={app}@*.state\n", &error);
   g_autofree char *root = g_build_filename (g_get_home_dir (), ".var", "app", NULL);
 
   g_assert_no_error (error);
@@ -136,7 +137,7 @@ test_dropin_format (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(SrStore) gtk = load_text ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
-                                      "Pattern={app}#*.state\nFormat=gtk\n", &error);
+                                      "Pattern={app}@*.state\nFormat=gtk\n", &error);
   g_autoptr(SrStore) plain = load_text ("[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
                                         "Pattern={app}.x\n", &error);
   g_autoptr(SrStore) session = load_text ("[Store]\nKind=entries\nDirectory=$XDG_STATE_HOME\n"
@@ -180,8 +181,8 @@ test_dropin_later_dir_wins (void)
 static void
 test_dropin_pattern_needs_literal_suffix (void)
 {
-  const char *bad[] = { "*", "{app}*", "{app}", "{app}#*", "x*", "*.state*" };
-  const char *good[] = { "{app}#*.state", "session.gvdb", "*.gvdb", "{app}.x" };
+  const char *bad[] = { "*", "{app}*", "{app}", "{app}@*", "x*", "*.state*" };
+  const char *good[] = { "{app}@*.state", "session.gvdb", "*.gvdb", "{app}.x" };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     for (SrStoreOrigin origin = SR_STORE_ORIGIN_SYSTEM; origin <= SR_STORE_ORIGIN_USER; origin++)
@@ -242,10 +243,10 @@ test_dropin_user_root_confined (void)
     state_prefix_dir,
   };
   const char *allowed[] = {
-    "Directory=$XDG_STATE_HOME\nPattern={app}#*.state\n",
-    "Directory=$XDG_STATE_HOME/a//b\nPattern={app}#*.state\n",
+    "Directory=$XDG_STATE_HOME\nPattern={app}@*.state\n",
+    "Directory=$XDG_STATE_HOME/a//b\nPattern={app}@*.state\n",
     "Directory=$XDG_DATA_HOME/{app}\nPattern=*.state\n",
-    "Directory=$HOME/.var/app/{app}/.local/state\nPattern={app}#*.state\n",
+    "Directory=$HOME/.var/app/{app}/.local/state\nPattern={app}@*.state\n",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
@@ -285,7 +286,7 @@ test_dropin_user_kinds (void)
     "[Store]\nKind=whole-file\nDirectory=$XDG_DATA_HOME/mutter\nPattern=session.gvdb\n",
     "[Store]\nKind=whole-file\nDirectory=$XDG_STATE_HOME/x\nPattern=*.odt\n",
     "[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\nPattern=*.keyring\n",
-    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}#*.state\n",
+    "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\nPattern={app}@*.state\n",
   };
   const char *both[] = {
     "[Store]\nKind=files\nDirectory=$XDG_DATA_HOME/{app}\nPattern=*.keyring\nFormat=gtk\n",
@@ -405,7 +406,7 @@ test_dropin_dirs_user_confined (void)
   g_assert_true (g_file_set_contents (a, text, -1, NULL));
   g_assert_true (g_file_set_contents (b, text, -1, NULL));
   g_assert_true (g_file_set_contents (c, "[Store]\nKind=files\nDirectory=$XDG_STATE_HOME\n"
-                                      "Pattern={app}#*.state\nFormat=gtk\n", -1, NULL));
+                                      "Pattern={app}@*.state\nFormat=gtk\n", -1, NULL));
   g_test_expect_message ("sr-store-dropin", G_LOG_LEVEL_WARNING,
                          "Refusing the user's store drop-in *home.store*outside*");
   stores = sr_store_load_dirs (dirs, 1);
@@ -444,10 +445,171 @@ test_dropin_shipped_load (void)
   g_assert_cmpuint (as_user->len, ==, 4);
 }
 
+static void
+write_file (const char *dir,
+            const char *name,
+            GVariant   *contents)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents != NULL ? g_variant_get_data (contents) : "x",
+                                      contents != NULL ? (gssize) g_variant_get_size (contents) : 1,
+                                      NULL));
+}
+
+static gboolean
+exists_in (const char *dir,
+           const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static GHashTable *
+list_store (const SrStore *store)
+{
+  GHashTable *usage = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) sr_app_usage_free);
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+
+  sr_store_walk_list (store, usage, errors);
+  g_assert_cmpuint (errors->len, ==, 0);
+  return usage;
+}
+
+/* Removes @app's (NULL: everything) from @store; the report's entries. */
+static guint
+clear_store (const SrStore *store,
+             const char    *app)
+{
+  g_autoptr(GHashTable) apps = NULL;
+  SrStoreReport report;
+  guint entries;
+
+  if (app != NULL)
+    {
+      apps = g_hash_table_new (g_str_hash, g_str_equal);
+      g_hash_table_add (apps, (gpointer) app);
+    }
+  sr_store_report_init (&report);
+  sr_store_walk_remove (store, apps, 0, &report);
+  g_assert_cmpuint (report.errors->len, ==, 0);
+  entries = report.entries;
+  sr_store_report_clear (&report);
+  return entries;
+}
+
+/* The shipped GTK drop-ins, walked over GTK's real names: each
+ * "<app-id>@<instance-id>.state" and "<app-id>@fallback.state" is an
+ * entry, listed and cleared, in $XDG_STATE_HOME and in a Flatpak app's own
+ * directory. What shares the directory and the "@" but is no app's
+ * (gnome-session's record, session-restore-portal's and the ones it set
+ * aside), dot-less names and the copies GTK is writing are never taken,
+ * not even by "clear everything". */
+static void
+test_dropin_shipped_gtk_names (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "stores.d", NULL);
+  g_autofree char *gtk_path = g_build_filename (dir, "gtk.store", NULL);
+  g_autofree char *flatpak_path = g_build_filename (dir, "gtk-flatpak.store", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SrStore) gtk = sr_store_load_file (gtk_path, SR_STORE_ORIGIN_SYSTEM, &error);
+  g_autoptr(SrStore) flatpak = sr_store_load_file (flatpak_path, SR_STORE_ORIGIN_SYSTEM, &error);
+  g_autoptr(GVariant) two_windows =
+    g_variant_ref_sink (g_variant_new_parsed ("({'a': <1>}, {'b': <2>}, "
+                                              "[({'c': <3>}, {'d': <4>}), ({'e': <5>}, {'f': <6>})])"));
+  const char *state = g_get_user_state_dir ();
+  g_autofree char *apps_dir = g_build_filename (g_get_home_dir (), ".var", "app", NULL);
+  g_autofree char *flat_dir = g_build_filename (apps_dir, "org.example.Flat", ".local", "state", NULL);
+  g_autofree char *dotless_dir = g_build_filename (apps_dir, "vlc", ".local", "state", NULL);
+  const char *app_files[] = { "org.example.App@a1b2c3.state", "org.example.App@fallback.state" };
+  const char *not_apps[] = {
+    "gnome-session@gnome.state",
+    "session-restore-portal@sway.state",
+    "session-restore-portal@sway.state.20261207T101500Z.unreadable",
+    "firefox-esr@1.state",
+    "org.example.App@1.state.QX3ZK2",    /* GTK's copy, mid-write */
+    ".org.example.App@1.state",
+  };
+  const char *flat_not_apps[] = {
+    "org.example.Flat@1.state.QX3ZK2",
+    "org.example.App@1.state",           /* not this directory's app */
+    "gnome-session@gnome.state",
+  };
+  g_autoptr(GHashTable) usage = NULL;
+  SrAppUsage *app;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (gtk);
+  g_assert_nonnull (flatpak);
+  g_assert_cmpint (gtk->format, ==, SR_STORE_FORMAT_GTK);
+  g_assert_cmpint (flatpak->format, ==, SR_STORE_FORMAT_GTK);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (not_apps); i++)
+    {
+      g_assert_false (sr_store_match (gtk, not_apps[i], NULL));
+      g_assert_false (sr_store_match (flatpak, not_apps[i], NULL));
+      write_file (state, not_apps[i], NULL);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (app_files); i++)
+    write_file (state, app_files[i], two_windows);
+  write_file (state, "org.example.Other@1.state", two_windows);
+  write_file (flat_dir, "org.example.Flat@d4e5f6.state", two_windows);
+  write_file (flat_dir, "org.example.Flat@fallback.state", two_windows);
+  for (gsize i = 0; i < G_N_ELEMENTS (flat_not_apps); i++)
+    write_file (flat_dir, flat_not_apps[i], two_windows);
+  write_file (dotless_dir, "vlc@1.state", two_windows);
+
+  usage = list_store (gtk);
+  g_assert_cmpuint (g_hash_table_size (usage), ==, 2);
+  app = g_hash_table_lookup (usage, "org.example.App");
+  g_assert_nonnull (app);
+  g_assert_cmpuint (app->entries, ==, 2);
+  g_assert_cmpuint (app->windows, ==, 4);
+  app = g_hash_table_lookup (usage, "org.example.Other");
+  g_assert_nonnull (app);
+  g_assert_cmpuint (app->entries, ==, 1);
+  g_clear_pointer (&usage, g_hash_table_unref);
+
+  usage = list_store (flatpak);
+  g_assert_cmpuint (g_hash_table_size (usage), ==, 1);
+  app = g_hash_table_lookup (usage, "org.example.Flat");
+  g_assert_nonnull (app);
+  g_assert_cmpuint (app->entries, ==, 2);
+  g_assert_cmpuint (app->windows, ==, 4);
+  g_clear_pointer (&usage, g_hash_table_unref);
+
+  /* One app, then everything. */
+  g_assert_cmpuint (clear_store (gtk, "org.example.App"), ==, 2);
+  for (gsize i = 0; i < G_N_ELEMENTS (app_files); i++)
+    g_assert_false (exists_in (state, app_files[i]));
+  g_assert_true (exists_in (state, "org.example.Other@1.state"));
+  g_assert_cmpuint (clear_store (gtk, "gnome-session"), ==, 0);
+  g_assert_cmpuint (clear_store (gtk, NULL), ==, 1);
+  g_assert_false (exists_in (state, "org.example.Other@1.state"));
+  g_assert_cmpuint (clear_store (flatpak, NULL), ==, 2);
+  g_assert_false (exists_in (flat_dir, "org.example.Flat@d4e5f6.state"));
+  g_assert_false (exists_in (flat_dir, "org.example.Flat@fallback.state"));
+
+  for (gsize i = 0; i < G_N_ELEMENTS (not_apps); i++)
+    g_assert_true (exists_in (state, not_apps[i]));
+  for (gsize i = 0; i < G_N_ELEMENTS (flat_not_apps); i++)
+    g_assert_true (exists_in (flat_dir, flat_not_apps[i]));
+  g_assert_true (exists_in (dotless_dir, "vlc@1.state"));
+  usage = list_store (gtk);
+  g_assert_cmpuint (g_hash_table_size (usage), ==, 0);
+  g_clear_pointer (&usage, g_hash_table_unref);
+  usage = list_store (flatpak);
+  g_assert_cmpuint (g_hash_table_size (usage), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  /* Each test its own $HOME and XDG directories: some walk them. */
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/store-dropin/files", test_dropin_files);
   g_test_add_func ("/store-dropin/app-directory", test_dropin_app_directory);
@@ -463,6 +625,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store-dropin/base", test_dropin_base);
   g_test_add_func ("/store-dropin/dirs-user-confined", test_dropin_dirs_user_confined);
   g_test_add_func ("/store-dropin/shipped-load", test_dropin_shipped_load);
+  g_test_add_func ("/store-dropin/shipped-gtk-names", test_dropin_shipped_gtk_names);
 
   return g_test_run ();
 }
