@@ -40,6 +40,19 @@ class ListingTest(PolicydTestCase):
         self.assertFalse(info['at-login'])
         self.assertEqual(info['state'], 'valid')
 
+    def test_crashed_instance_does_not_reopen_at_login(self):
+        # gnome-session 51 relaunches at login only the instances whose
+        # "crashed" is false; one that crashed stays in its file for the
+        # app's next launch to recover: listed, but not as reopening.
+        write_session_file(os.path.join(self.s.state_home, 'gnome-session@gnome.state'),
+                           {APP: [None], OTHER: [None]}, now_us(), crashed={APP})
+        listing = self.s.list_state()
+        self.assertEqual(listing[APP]['stores'], ['gnome-session'])
+        self.assertEqual(listing[APP]['entries'], 1)
+        self.assertEqual(listing[APP]['state'], 'valid')
+        self.assertFalse(listing[APP]['at-login'])
+        self.assertTrue(listing[OTHER]['at-login'])
+
     def test_state_written_back_after_a_clear_is_cleared(self):
         # An owner that did not listen writes its old state back: listed,
         # but as what it is, state that will not be restored.

@@ -6,16 +6,17 @@ import os
 from gi.repository import GLib
 
 
-def write_session_file(path, apps, written_us, extra=None):
+def write_session_file(path, apps, written_us, extra=None, crashed=()):
     """apps: app id → list of the instances' saved-at (µs), None for an
     instance without one (gnome-session's). written_us: the file's time.
-    extra: more top-level keys (name → GLib.Variant)."""
+    extra: more top-level keys (name → GLib.Variant). crashed: the apps
+    whose instances are recorded as crashed."""
     instances = {}
     for app, times in apps.items():
         entries = []
         for i, saved_at in enumerate(times):
             entry = {'instance-id': GLib.Variant('s', str(i + 1)),
-                     'crashed': GLib.Variant('b', False)}
+                     'crashed': GLib.Variant('b', app in crashed)}
             if saved_at is not None:
                 entry['saved-at'] = GLib.Variant('x', saved_at)
                 entry['ended-at-session-end'] = GLib.Variant('b', True)

@@ -61,7 +61,8 @@ test_session_parse_and_list (void)
 /* session-restore-portal's record keeps the instances of apps that quit or
  * crashed, for their next launch: only those ended by the session's end,
  * not crashed, reopen at login. gnome-session's own instances, without
- * the key, all do. */
+ * the key, reopen unless they crashed: gnome-session 51 relaunches only
+ * those whose "crashed" is false. */
 static void
 test_session_reopens (void)
 {
@@ -78,13 +79,19 @@ test_session_reopens (void)
     "  'org.example.Quit': ({}, [{'instance-id': <'1'>, 'crashed': <false>,"
     "                            'ended-at-session-end': <false>}]),"
     "  'org.example.GnomeSession': ({}, [{'instance-id': <'1'>}]),"
+    "  'org.example.GnomeSessionRan': ({}, [{'instance-id': <'1'>, 'crashed': <false>}]),"
+    "  'org.example.GnomeSessionCrashed': ({}, [{'instance-id': <'1'>, 'crashed': <true>}]),"
+    "  'org.example.GnomeSessionOneCrashed': ({}, [{'instance-id': <'1'>, 'crashed': <true>},"
+    "                                             {'instance-id': <'2'>, 'crashed': <false>}]),"
     "  'org.example.None': ({}, @aa{sv} [])}>}"));
   g_autoptr(GPtrArray) reopening = g_ptr_array_new_with_free_func (g_free);
 
   sr_format_gnome_session_foreach_app (state, reopening_app, reopening);
-  g_assert_cmpuint (reopening->len, ==, 2);
+  g_assert_cmpuint (reopening->len, ==, 4);
   g_assert_cmpstr (reopening->pdata[0], ==, "org.example.Open");
   g_assert_cmpstr (reopening->pdata[1], ==, "org.example.GnomeSession");
+  g_assert_cmpstr (reopening->pdata[2], ==, "org.example.GnomeSessionRan");
+  g_assert_cmpstr (reopening->pdata[3], ==, "org.example.GnomeSessionOneCrashed");
 }
 
 static void
