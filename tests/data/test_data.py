@@ -119,6 +119,25 @@ class ServiceFilesTest(unittest.TestCase):
         self.assertEqual(unit['Service']['BusName'], BUS_NAME)
         self.assertEqual(unit['Service']['ExecStart'], entry['Exec'])
 
+    def test_prepare_unit_runs_before_gnome_session_reads_its_record(self):
+        """session-restore-prepare.service runs session prepare once per
+        GNOME login, before gnome-session-pre.target, which gnome-session
+        51's own manager unit (the world's) starts after: the record is
+        prepared before it is read. Wanted, not required: a failure never
+        stops a login."""
+        unit = read_ini(os.path.join(BUILD_DIR, 'data', 'session-restore-prepare.service'))
+        self.assertEqual(unit['Service']['Type'], 'oneshot')
+        self.assertTrue(unit['Service']['ExecStart'].startswith('/'))
+        self.assertTrue(unit['Service']['ExecStart'].endswith('/session-restore-ctl session prepare'))
+        self.assertNotIn('RemainAfterExit', unit['Service'])
+        self.assertIn('gnome-session-pre.target', unit['Unit']['Before'].split())
+        self.assertEqual(unit['Install']['WantedBy'], 'gnome-session-pre.target')
+        for key in ('Requires', 'RequiredBy', 'BindsTo'):
+            self.assertNotIn(key, unit['Unit'])
+            self.assertNotIn(key, unit['Install'])
+        manager = read_ini('/usr/lib/systemd/user/gnome-session-manager@.service')
+        self.assertIn('gnome-session-pre.target', manager['Unit']['After'].split())
+
 
 class MetainfoTest(unittest.TestCase):
     def test_screenshots_are_in_the_tree(self):

@@ -19,6 +19,8 @@ EXPECTED = [
     'share/dbus-1/services/org.gnome.SessionRestore.service',
     'share/dbus-1/interfaces/org.gnome.SessionRestore.Policy.xml',
     'lib/systemd/user/session-restore-policyd.service',
+    'lib/systemd/user/session-restore-prepare.service',
+    'lib/systemd/user/gnome-session-pre.target.wants/session-restore-prepare.service',
     'share/glib-2.0/schemas/org.gnome.SessionRestore.gschema.xml',
     'share/glib-2.0/schemas/gschemas.compiled',
     'share/polkit-1/actions/org.gnome.SessionRestore.policy',
@@ -122,6 +124,22 @@ class InstallTest(unittest.TestCase):
                                      os.path.join(self.prefix, 'share', 'man', page)],
                                     capture_output=True, text=True)
             self.assertEqual((result.returncode, result.stderr), (0, ''), page)
+
+    def test_prepare_unit_is_pulled_in_and_verifies(self):
+        """session-restore-prepare.service comes enabled (gnome-session-pre.target
+        wants it, through the link `systemctl --global enable` would make), and
+        systemd finds nothing wrong in it: its program is the installed
+        session-restore-ctl."""
+        units = os.path.join(self.prefix, 'lib', 'systemd', 'user')
+        unit = os.path.join(units, 'session-restore-prepare.service')
+        link = os.path.join(units, 'gnome-session-pre.target.wants', 'session-restore-prepare.service')
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(os.path.realpath(link), os.path.realpath(unit))
+        with open(unit) as f:
+            self.assertIn(f'ExecStart={self.prefix}/bin/session-restore-ctl session prepare\n', f.read())
+        result = subprocess.run(['systemd-analyze', 'verify', '--man=no', unit],
+                                capture_output=True, text=True)
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, '', ''))
 
     def test_service_file_points_at_the_installed_daemon(self):
         with open(os.path.join(self.prefix, EXPECTED[2])) as f:
