@@ -286,22 +286,6 @@ deleted_instance_ids (SrPortal              *self,
 
 /* -- What else GTK 3 and the accessibility bus ask of the name ------------ */
 
-/* An inhibitor, recorded for IsInhibited. */
-typedef struct {
-  char *owner;             /* (owned) its caller, whose leaving ends it */
-  guint flags;
-} Inhibitor;
-
-static void
-inhibitor_free (Inhibitor *inhibitor)
-{
-  g_free (inhibitor->owner);
-  g_free (inhibitor);
-}
-
-/* The most inhibitors recorded: each caller makes as many as it likes. */
-#define MAX_INHIBITORS 4096
-
 static void
 other_call (SrPortal              *self,
             SmCaller              *caller,
@@ -317,70 +301,16 @@ other_call (SrPortal              *self,
     }
   else if (g_str_equal (method, "Inhibit"))
     {
-      Inhibitor *inhibitor;
-      guint flags;
-
-      if (g_hash_table_size (self->sm_inhibitors) >= MAX_INHIBITORS)
-        {
-          g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR,
-                                                 G_DBUS_ERROR_LIMITS_EXCEEDED,
-                                                 "%u inhibitors are recorded already",
-                                                 MAX_INHIBITORS);
-          return;
-        }
-      g_variant_get_child (parameters, 3, "u", &flags);
-      inhibitor = g_new0 (Inhibitor, 1);
-      inhibitor->owner = g_strdup (caller->name);
-      inhibitor->flags = flags;
-      /* Never 0, which GTK takes for a failure. */
-      if (++self->sm_cookie == 0)
-        ++self->sm_cookie;
-      g_hash_table_insert (self->sm_inhibitors, GUINT_TO_POINTER (self->sm_cookie), inhibitor);
-      g_dbus_method_invocation_return_value (invocation,
-                                             g_variant_new ("(u)", self->sm_cookie));
-    }
-  else if (g_str_equal (method, "Uninhibit"))
-    {
-      guint cookie;
-      Inhibitor *inhibitor;
-
-      g_variant_get (parameters, "(u)", &cookie);
-      inhibitor = g_hash_table_lookup (self->sm_inhibitors, GUINT_TO_POINTER (cookie));
-      if (inhibitor != NULL && g_str_equal (inhibitor->owner, caller->name))
-        g_hash_table_remove (self->sm_inhibitors, GUINT_TO_POINTER (cookie));
-      g_dbus_method_invocation_return_value (invocation, NULL);
+      /* The backend ends no session and suspends nothing: cookie 0, which
+       * GTK takes for "could not inhibit", silently, as with no owner. */
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(u)", 0));
     }
   else if (g_str_equal (method, "IsInhibited"))
-    {
-      GHashTableIter iter;
-      Inhibitor *inhibitor;
-      gboolean inhibited = FALSE;
-      guint flags;
-
-      g_variant_get (parameters, "(u)", &flags);
-      g_hash_table_iter_init (&iter, self->sm_inhibitors);
-      while (!inhibited && g_hash_table_iter_next (&iter, NULL, (gpointer *) &inhibitor))
-        inhibited = (inhibitor->flags & flags) != 0;
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(b)", inhibited));
-    }
+    g_dbus_method_invocation_return_value (invocation, g_variant_new ("(b)", FALSE));
   else if (g_str_equal (method, "IsSessionRunning"))
     g_dbus_method_invocation_return_value (invocation, g_variant_new ("(b)", TRUE));
-  else   /* UnregisterClient */
+  else   /* UnregisterClient, Uninhibit */
     g_dbus_method_invocation_return_value (invocation, NULL);
-}
-
-/* The inhibitors of @name, which left the bus, go. */
-static void
-drop_inhibitors_of (SrPortal   *self,
-                    const char *name)
-{
-  GHashTableIter iter;
-  Inhibitor *inhibitor;
-
-  g_hash_table_iter_init (&iter, self->sm_inhibitors);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &inhibitor))
-    if (g_str_equal (inhibitor->owner, name))
-      g_hash_table_iter_remove (&iter);
 }
 
 static void
@@ -586,7 +516,6 @@ name_owner_changed (GDBusConnection *connection,
   g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
   if (name[0] != ':' || *new_owner != '\0')
     return;
-  drop_inhibitors_of (self, name);
   caller = g_hash_table_lookup (self->sm_callers, name);
   if (caller == NULL)
     return;
@@ -641,7 +570,6 @@ sr_portal_sm_start (SrPortal *self)
 
   self->sm_callers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                             (GDestroyNotify) sm_caller_free);
-  self->sm_inhibitors = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) inhibitor_free);
   /* Every unique name's leaving, heard in the order of the calls: a
    * match on each caller's name would cost a round trip to the bus at
    * each app's first call. */
@@ -687,5 +615,4 @@ sr_portal_sm_stop (SrPortal *self)
     }
   self->sm_owned = FALSE;
   g_clear_pointer (&self->sm_callers, g_hash_table_unref);
-  g_clear_pointer (&self->sm_inhibitors, g_hash_table_unref);
 }

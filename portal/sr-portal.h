@@ -211,8 +211,6 @@ typedef struct {
   gboolean sm_owned;             /* the name is ours now */
   GHashTable *sm_callers;        /* (owned) unique name → SmCaller: who called it */
   guint64 sm_serial;             /* numbers its sessions' handles, and clients */
-  GHashTable *sm_inhibitors;     /* (owned) (nullable) cookie → Inhibitor */
-  guint sm_cookie;               /* the last inhibitor's cookie */
   GMainLoop *loop;               /* (unowned) */
   GMutex subtree_lock;           /* guards subtrees and save_restore_id (the filter
                                   * runs without SrPortal.lock) */
