@@ -196,6 +196,136 @@ test_session_without (void)
   g_assert_cmpuint (entries, ==, 4);
 }
 
+/* What a filter is asked, and what it decides: apps named in "remove"
+ * go whole, instances whose id is in "drop" go. */
+typedef struct {
+  const char *remove_app;
+  const char *drop;
+  GString *asked;       /* "app:id:recoverable " per instance asked */
+  GString *removed;     /* "app:id:kind " per id removed */
+} Filtering;
+
+static gboolean
+filter_remove_app (const char *app_id,
+                   gpointer    user_data)
+{
+  Filtering *f = user_data;
+
+  return f->remove_app != NULL && g_str_equal (app_id, f->remove_app);
+}
+
+static gboolean
+filter_remove_instance (const char *app_id,
+                        GVariant   *instance,
+                        gboolean    recoverable,
+                        gpointer    user_data)
+{
+  Filtering *f = user_data;
+  const char *id = "";
+
+  g_variant_lookup (instance, "instance-id", "&s", &id);
+  g_string_append_printf (f->asked, "%s:%s:%d ", app_id, id, recoverable);
+  return f->drop != NULL && g_str_equal (id, f->drop);
+}
+
+static void
+filter_removed (const char             *app_id,
+                const char             *instance_id,
+                SrFormatGnomeSessionId  kind,
+                gpointer                user_data)
+{
+  Filtering *f = user_data;
+
+  g_string_append_printf (f->removed, "%s:%s:%d ", app_id, instance_id, kind);
+}
+
+static const SrFormatGnomeSessionFilter test_filter = {
+  filter_remove_app, filter_remove_instance, filter_removed,
+};
+
+static GVariant *
+app_entry (GVariant   *state,
+           const char *app_id)
+{
+  g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", NULL);
+
+  return g_variant_lookup_value (instances, app_id, NULL);
+}
+
+/* Session prepare's filter: whole apps with all their ids, single
+ * instances with theirs; everything else as it was, byte for byte. */
+static void
+test_session_filter (void)
+{
+  g_autoptr(GVariant) state = g_variant_ref_sink (g_variant_new_parsed (
+    "{'version': <uint32 1>, 'dirty': <false>, 'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.A': ({'next-instance-id': <'n'>, 'discarded-instance-ids': <['d1', 'd2']>},"
+    "                    [{'instance-id': <'a1'>, 'crashed': <false>}]),"
+    "  'org.example.B': ({'next-instance-id': <'bn'>},"
+    "                    [{'instance-id': <'b1'>, 'crashed': <true>},"
+    "                     {'instance-id': <'b2'>, 'crashed': <false>}]),"
+    "  'org.example.C': ({}, [{'instance-id': <'c1'>, 'crashed': <false>}])}>,"
+    " 'other': <'kept'>}"));
+  Filtering f = { "org.example.A", "b1", g_string_new (NULL), g_string_new (NULL) };
+  g_autoptr(GVariant) filtered = sr_format_gnome_session_filter (state, &test_filter, &f);
+  g_autoptr(GVariant) b = NULL;
+  g_autoptr(GVariant) c_before = app_entry (state, "org.example.C");
+  g_autoptr(GVariant) c_after = NULL;
+  g_autoptr(GVariant) a_after = NULL;
+  g_autofree char *printed = NULL;
+
+  g_assert_nonnull (filtered);
+  g_assert_cmpstr (f.asked->str, ==, "org.example.B:b1:1 org.example.B:b2:0 org.example.C:c1:0 ");
+  g_assert_cmpstr (f.removed->str, ==,
+                   "org.example.A:a1:0 org.example.A:n:1 org.example.A:d1:2 org.example.A:d2:2 "
+                   "org.example.B:b1:0 ");
+  a_after = app_entry (filtered, "org.example.A");
+  g_assert_null (a_after);
+  b = app_entry (filtered, "org.example.B");
+  printed = g_variant_print (b, FALSE);
+  g_assert_cmpstr (printed, ==,
+                   "({'next-instance-id': <'bn'>}, [{'instance-id': <'b2'>, 'crashed': <false>}])");
+  c_after = app_entry (filtered, "org.example.C");
+  g_assert_cmpmem (g_variant_get_data (c_after), g_variant_get_size (c_after),
+                   g_variant_get_data (c_before), g_variant_get_size (c_before));
+  g_clear_pointer (&printed, g_free);
+  printed = g_variant_print (filtered, FALSE);
+  g_assert_true (g_str_has_prefix (printed, "{'version': <uint32 1>, 'dirty': <false>, 'instances': "));
+  g_assert_true (g_str_has_suffix (printed, ", 'other': <'kept'>}"));
+
+  /* Nothing to take: no rewrite. */
+  f.remove_app = NULL;
+  f.drop = NULL;
+  g_assert_null (sr_format_gnome_session_filter (state, &test_filter, &f));
+
+  g_string_free (f.asked, TRUE);
+  g_string_free (f.removed, TRUE);
+}
+
+/* gnome-session recovers every instance of a session that did not end
+ * ("dirty"), and reads no record without "dirty": recoverable, both. */
+static void
+test_session_filter_recoverable (void)
+{
+  const char *records[] = {
+    "{'version': <uint32 1>, 'dirty': <true>, 'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.A': ({}, [{'instance-id': <'a1'>, 'crashed': <false>}])}>}",
+    "{'version': <uint32 1>, 'instances': <@a{s(a{sv}aa{sv})} {"
+    "  'org.example.A': ({}, [{'instance-id': <'a1'>, 'crashed': <false>}])}>}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (records); i++)
+    {
+      g_autoptr(GVariant) state = g_variant_ref_sink (g_variant_new_parsed (records[i]));
+      Filtering f = { NULL, NULL, g_string_new (NULL), g_string_new (NULL) };
+
+      g_assert_null (sr_format_gnome_session_filter (state, &test_filter, &f));
+      g_assert_cmpstr (f.asked->str, ==, "org.example.A:a1:1 ");
+      g_string_free (f.asked, TRUE);
+      g_string_free (f.removed, TRUE);
+    }
+}
+
 static void
 test_session_rejects (void)
 {
@@ -221,6 +351,8 @@ main (int argc, char **argv)
   g_test_add_func ("/format-gnome-session/saved-before", test_session_saved_before);
   g_test_add_func ("/format-gnome-session/without", test_session_without);
   g_test_add_func ("/format-gnome-session/rejects", test_session_rejects);
+  g_test_add_func ("/format-gnome-session/filter", test_session_filter);
+  g_test_add_func ("/format-gnome-session/filter-recoverable", test_session_filter_recoverable);
 
   return g_test_run ();
 }
