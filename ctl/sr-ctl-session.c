@@ -50,7 +50,8 @@ describe_why (const char *why)
 
 static void
 print_prepared (SrCtl    *ctl,
-                GVariant *report)
+                GVariant *report,
+                gboolean  failed)
 {
   const char *headers[] = { "APP", "INSTANCE", "WHY", NULL };
   g_autoptr(SrCtlTable) table = sr_ctl_table_new (3, headers);
@@ -69,8 +70,10 @@ print_prepared (SrCtl    *ctl,
   g_variant_lookup (report, "bytes", "t", &bytes);
   if (n_instances == 0 && files == 0)
     {
-      g_string_append (out, "Nothing to change: what the next login reopens already agrees "
-                       "with the settings.\n");
+      /* What could not be read may not agree: only the errors say. */
+      g_string_append (out, failed ? "Nothing was changed.\n"
+                                   : "Nothing to change: what the next login reopens already "
+                                     "agrees with the settings.\n");
       sr_ctl_print (out);
       return;
     }
@@ -118,11 +121,11 @@ session_prepare (SrCtl *ctl)
   report = sr_policy_client_prepare_session_sync (ctl->client, NULL, &error);
   if (report == NULL)
     return sr_ctl_fail (error);
-  print_prepared (ctl, report);
+  g_variant_lookup (report, "errors", "^a&s", &errors);
+  print_prepared (ctl, report, errors != NULL && errors[0] != NULL);
 
   /* What could not be read or changed is left as it was: a script (and
    * the unit) should hear of it. */
-  g_variant_lookup (report, "errors", "^a&s", &errors);
   if (errors != NULL && errors[0] != NULL)
     {
       for (guint i = 0; errors[i] != NULL; i++)

@@ -340,6 +340,7 @@ class BadRecordTest(PrepareTestCase):
         before = self.snapshot(bad)
         result = self.prepare(FAILED)
         self.assertRegex(result.stderr, r'left as it was: .*gnome-session@bad\.state')
+        self.assertIn('1 app instance will not come back', result.stdout)
         self.assertEqual(self.snapshot(bad), before)
         self.assertEqual(record_instance_ids(self.read(good)), {})
 
@@ -348,7 +349,9 @@ class BadRecordTest(PrepareTestCase):
         path = self.write_record([(A, app_props(), [instance('a1')])], version=2)
         self.write_gtk(A, 'a1')
         before = self.snapshot(path)
-        self.assertIn('version 2', self.prepare(FAILED).stderr)
+        result = self.prepare(FAILED)
+        self.assertIn('version 2', result.stderr)
+        self.assertEqual(result.stdout, 'Nothing was changed.\n')
         self.assertEqual(self.snapshot(path), before)
         self.assertTrue(os.path.exists(self.gtk_path(A, 'a1')))
 
