@@ -1,4 +1,4 @@
-/* sr-ctl-recovery.c: reset-crash-guard (or allow-recovery), what the
+/* sr-ctl-recovery.c: allow-recovery (once reset-crash-guard), what the
  * panel's Allow Recovery button does
  *
  * The crash-loop guard holds an app's saved sessions back after it
@@ -13,15 +13,52 @@
 
 #include "config.h"
 
+#include "sr-bus.h"
 #include "sr-ctl.h"
+#include "sr-ctl-stored.h"
+
+/* The service says which apps ResetCrashGuard released (CrashGuardChanged,
+ * since version 4), after its reply. */
+static void
+on_crash_guard_changed_cb (SrPolicyClient  *client,
+                           char           **app_ids,
+                           gpointer         user_data)
+{
+  GHashTable *released = user_data;
+
+  for (guint i = 0; app_ids != NULL && app_ids[i] != NULL; i++)
+    g_hash_table_add (released, g_strdup (app_ids[i]));
+}
+
+/* Waits for what the service sent before it answers a call made now: a
+ * signal it emitted after a reply comes before its next reply from the
+ * same loop (its properties are; the bus library answers Peer.Ping
+ * itself, maybe sooner). */
+static void
+round_trip (SrCtl *ctl)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  reply = g_dbus_connection_call_sync (sr_policy_client_get_connection (ctl->client),
+                                       sr_policy_client_get_service_owner (ctl->client),
+                                       SR_OBJECT_PATH, "org.freedesktop.DBus.Properties", "Get",
+                                       g_variant_new ("(ss)", SR_INTERFACE_NAME, "Version"), NULL,
+                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
 
 int
-sr_ctl_cmd_reset_crash_guard (SrCtl  *ctl,
-                              int     argc,
-                              char  **argv)
+sr_ctl_cmd_allow_recovery (SrCtl  *ctl,
+                           int     argc,
+                           char  **argv)
 {
   g_autoptr(GOptionContext) context = g_option_context_new ("APP…");
   g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) released = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) unknown = NULL;
+  gboolean tells;
+  gulong handler;
   int status;
 
   g_option_context_set_summary (context,
@@ -37,13 +74,27 @@ sr_ctl_cmd_reset_crash_guard (SrCtl  *ctl,
 
   if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
+  unknown = sr_ctl_unknown_apps (ctl, argv + 1);
+  tells = sr_policy_client_get_version (ctl->client) >= 4;
+  handler = g_signal_connect (ctl->client, "crash-guard-changed",
+                              G_CALLBACK (on_crash_guard_changed_cb), released);
   for (int i = 1; i < argc; i++)
     {
       if (!sr_policy_client_reset_crash_guard_sync (ctl->client, argv[i], sr_ctl_call_flags (ctl),
                                                     NULL, &error))
-        return sr_ctl_fail (error);
-      g_print ("%s: its crashes are no longer counted; its saved sessions may be restored after a crash again\n",
-               argv[i]);
+        {
+          g_signal_handler_disconnect (ctl->client, handler);
+          return sr_ctl_fail (error);
+        }
+      if (tells)
+        round_trip (ctl);
+      if (tells && !g_hash_table_contains (released, argv[i]))
+        g_print ("%s was not held back; its crashes are no longer counted\n", argv[i]);
+      else
+        g_print ("%s: its crashes are no longer counted; its saved sessions may be restored "
+                 "after a crash again\n", argv[i]);
+      sr_ctl_warn_unknown_app (unknown, argv[i]);
     }
+  g_signal_handler_disconnect (ctl->client, handler);
   return SR_CTL_EXIT_OK;
 }

@@ -226,6 +226,7 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
 {
   gboolean exclude = g_str_equal (argv[0], "exclude");
   g_autoptr(GOptionContext) context = g_option_context_new ("APP…");
+  g_autoptr(GHashTable) unknown = NULL;
   g_autoptr(GError) error = NULL;
   int status;
 
@@ -241,6 +242,8 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
 
   if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
+  /* Before excluding, which clears what they saved. */
+  unknown = sr_ctl_unknown_apps (ctl, argv + 1);
 
   for (int i = 1; i < argc; i++)
     {
@@ -259,8 +262,11 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
         g_print ("%s: excluded; its saved sessions were cleared\n", argv[i]);
       else if (by_admin)
         g_print ("%s: included by you, but still excluded by the administrator\n", argv[i]);
+      else if (!by_user)
+        g_print ("%s was not excluded\n", argv[i]);
       else
         g_print ("%s: included\n", argv[i]);
+      sr_ctl_warn_unknown_app (unknown, argv[i]);
     }
   return SR_CTL_EXIT_OK;
 }

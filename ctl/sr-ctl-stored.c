@@ -187,3 +187,72 @@ sr_ctl_stored_totals (guint    saved,
     g_string_append_printf (totals, ", %u cleared, will not be restored", cleared);
   return g_string_free (totals, FALSE);
 }
+
+/* Whether the app of @app_id is installed: a desktop file of that name in
+ * the applications folder of a data directory ($XDG_DATA_HOME, then
+ * $XDG_DATA_DIRS), or exported by Flatpak (the user's installation, then
+ * the system's), where Flatpak's own data directories are not listed. */
+gboolean
+sr_ctl_app_installed (const char *app_id)
+{
+  g_autofree char *name = g_strconcat (app_id, ".desktop", NULL);
+  const char *const *system = g_get_system_data_dirs ();
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+
+  g_ptr_array_add (dirs, g_strdup (g_get_user_data_dir ()));
+  for (guint i = 0; system[i] != NULL; i++)
+    g_ptr_array_add (dirs, g_strdup (system[i]));
+  g_ptr_array_add (dirs, g_build_filename (g_get_user_data_dir (), "flatpak", "exports", "share",
+                                           NULL));
+  g_ptr_array_add (dirs, g_strdup ("/var/lib/flatpak/exports/share"));
+  for (guint i = 0; i < dirs->len; i++)
+    {
+      g_autofree char *path = g_build_filename (g_ptr_array_index (dirs, i), "applications",
+                                                name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Before a command acts on the apps named on its command line (each a
+ * valid app id): those that are not installed and have nothing saved,
+ * most likely mistyped ids, of which it warns (sr_ctl_warn_unknown_app())
+ * once it has done what was asked. None when the service will not list
+ * (polkit) or could not read every store: nothing is claimed. */
+GHashTable *
+sr_ctl_unknown_apps (SrCtl  *ctl,
+                     char  **app_ids)
+{
+  GHashTable *unknown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GVariant) apps = NULL;
+  g_autoptr(GVariant) unread = NULL;
+  g_autoptr(GArray) rows = NULL;
+
+  apps = sr_policy_client_list_stored_state_sync (ctl->client, SR_CALL_FLAGS_NONE, NULL, NULL);
+  if (apps == NULL)
+    return unknown;
+  unread = sr_ctl_stored_errors (apps);
+  if (unread != NULL)
+    return unknown;
+  rows = sr_ctl_stored_apps (ctl, apps, app_ids);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const SrCtlStoredApp *row = &g_array_index (rows, SrCtlStoredApp, i);
+
+      if (!row->stored && !sr_ctl_app_installed (row->app_id))
+        g_hash_table_add (unknown, g_strdup (row->app_id));
+    }
+  return unknown;
+}
+
+/* On standard error, after the command's own line: an error stays one
+ * line, so it is said only of what was done. */
+void
+sr_ctl_warn_unknown_app (GHashTable *unknown,
+                         const char *app_id)
+{
+  if (g_hash_table_contains (unknown, app_id))
+    g_printerr ("session-restore-ctl: warning: no app “%s” is installed, and it has "
+                "no saved sessions; is the app id right?\n", app_id);
+}

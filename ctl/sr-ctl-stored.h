@@ -37,5 +37,10 @@ char     *sr_ctl_stored_totals       (guint      saved,
                                       guint      cleared,
                                       guint64    bytes,
                                       gboolean   noun);
+gboolean  sr_ctl_app_installed       (const char *app_id);
+GHashTable *sr_ctl_unknown_apps      (SrCtl     *ctl,
+                                      char     **app_ids);
+void      sr_ctl_warn_unknown_app    (GHashTable *unknown,
+                                      const char *app_id);
 
 G_END_DECLS

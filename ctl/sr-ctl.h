@@ -62,7 +62,7 @@ int sr_ctl_cmd_reset   (SrCtl *ctl, int argc, char **argv);
 int sr_ctl_cmd_exclude (SrCtl *ctl, int argc, char **argv);
 
 /* sr-ctl-recovery.c */
-int sr_ctl_cmd_reset_crash_guard (SrCtl *ctl, int argc, char **argv);
+int sr_ctl_cmd_allow_recovery (SrCtl *ctl, int argc, char **argv);
 
 /* sr-ctl-list.c, sr-ctl-clear.c */
 int sr_ctl_cmd_list    (SrCtl *ctl, int argc, char **argv);

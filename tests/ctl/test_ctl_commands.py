@@ -387,6 +387,25 @@ class ResetCrashGuardTest(CtlTestCase):
         self.assertCtl(OK, 'allow-recovery', B)
         self.assertEqual(self.s.check_restore(B, RECOVER), (1, 'allowed'))
 
+    def test_says_when_nothing_was_held_back(self):
+        self.crash(A)
+        # One crash is counted, and holds nothing back.
+        self.s.call('NoteExit', 'sb', B, False)
+        self.assertEqual(self.s.check_restore(B, RECOVER), (1, 'allowed'))
+        result = self.assertCtl(OK, 'allow-recovery', A, B)
+        self.assertEqual(result.stdout, f'{A}: its crashes are no longer counted; its saved '
+                         'sessions may be restored after a crash again\n'
+                         f'{B} was not held back; its crashes are no longer counted\n')
+        # Neither is installed, nor has anything saved: a mistyped id, maybe.
+        self.assertIn(f'warning: no app “{A}” is installed', result.stderr)
+        self.assertEqual(self.s.check_restore(A, RECOVER), (1, 'allowed'))
+        self.assertEqual(self.assertCtl(OK, 'allow-recovery', A).stdout,
+                         f'{A} was not held back; its crashes are no longer counted\n')
+        # B's crash was forgotten: two more do not make three.
+        for _ in range(2):
+            self.s.call('NoteExit', 'sb', B, False)
+        self.assertEqual(self.s.check_restore(B, RECOVER), (1, 'allowed'))
+
     def test_check_says_what_releases_it(self):
         # check told administrators the guard held an app "until it exits
         # normally", which released nothing. What it says now happens.

@@ -132,6 +132,37 @@ class ExcludeTest(CtlTestCase):
         self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
 
 
+    def test_warns_of_an_app_neither_installed_nor_saved(self):
+        typo, other, saved = 'org.example.Alpah', 'org.example.Other', 'org.example.Delta'
+        entry = '[Desktop Entry]\nType=Application\nName=App\nExec=true\n'
+        # A is installed, B is a Flatpak's export, saved has saved sessions.
+        for folder, app in ((('applications',), A),
+                            (('flatpak', 'exports', 'share', 'applications'), B)):
+            path = os.path.join(self.s.data_home, *folder)
+            os.makedirs(path, exist_ok=True)
+            with open(os.path.join(path, f'{app}.desktop'), 'w', encoding='utf-8') as f:
+                f.write(entry)
+        Simulator(self.s).save(saved)
+
+        def warning(app):
+            return (f'session-restore-ctl: warning: no app “{app}” is installed, and it has no '
+                    'saved sessions; is the app id right?\n')
+
+        result = self.assertCtl(OK, 'exclude', typo, A, B, saved)
+        self.assertEqual(result.stderr, warning(typo))
+        self.assertEqual(result.stdout.splitlines()[0], f'{typo}: excluded; its saved sessions were cleared')
+        # Done all the same.
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [typo, A, B, saved])
+        # An app that was not excluded is not said to be included.
+        result = self.assertCtl(OK, 'include', typo, other, A)
+        self.assertEqual(result.stdout, f'{typo}: included\n{other} was not excluded\n{A}: included\n')
+        self.assertEqual(result.stderr, warning(typo) + warning(other))
+        self.assertEqual(self.s.gsettings_value('excluded-apps'), [B, saved])
+        # Without the right to list, nothing is claimed.
+        self.s.set_allowed(['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear'])
+        self.assertEqual(self.assertCtl(OK, 'exclude', other).stderr, '')
+
+
 class ResetLockedTest(CtlTestCase):
     site = {'login-restore': 'never'}
     locks = ('login-restore',)
