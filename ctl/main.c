@@ -79,6 +79,7 @@ print_help (void)
            "  -h, --help     Show this help; “help COMMAND” or “COMMAND --help”\n"
            "                 shows a command's\n"
            "  --version      Show the version\n"
+           "  --verbose      With any command: errors name their D-Bus error\n"
            "\n"
            "Exit status: 0 success (check: allowed), 1 denied, 2 ask, 3 invalid\n"
            "arguments, 4 locked, 5 not allowed, 6 service unavailable, 7 other failure.\n"
@@ -95,6 +96,16 @@ main (int    argc,
   /* For the locale's character set and time format; the messages are
    * English (see session-restore-ctl(1)). */
   setlocale (LC_ALL, "");
+
+  /* --verbose is every command's: taken out wherever it is before "--". */
+  for (int i = 1; i < argc && !g_str_equal (argv[i], "--"); i++)
+    if (g_str_equal (argv[i], "--verbose"))
+      {
+        sr_ctl_set_verbose (TRUE);
+        memmove (argv + i, argv + i + 1, (argc - i) * sizeof (char *));
+        argc--;
+        i--;
+      }
 
   if (argc >= 2 && (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help")))
@@ -133,6 +144,6 @@ main (int    argc,
         return run_command (&ctl, i, argc - 1, argv + 1);
     }
   if (argv[1][0] == '-')
-    return sr_ctl_usage_error (NULL, "Unknown option %s", argv[1]);
+    return sr_ctl_usage_error (NULL, "Unknown option “%s”", argv[1]);
   return sr_ctl_usage_error (NULL, "There is no command “%s”", argv[1]);
 }

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "sr-app-id.h"
 #include "sr-bus.h"
@@ -118,19 +119,49 @@ exit_status_for (const GError *error)
   return SR_CTL_EXIT_FAILED;
 }
 
-/* One line on stderr, without the D-Bus error name: the exit status
- * carries the kind of error, the message what to do about it. */
+static gboolean verbose;
+
+/* --verbose, anywhere before "--": errors name their D-Bus error. */
+void
+sr_ctl_set_verbose (gboolean value)
+{
+  verbose = value;
+}
+
+/* The D-Bus error an error came as, or would go as: the remote name
+ * GDBus kept, else the registered name of the service's and the bus's
+ * errors (libsessionrestore strips the remote part of its calls'). */
+static char *
+dbus_error_name (const GError *error)
+{
+  if (g_dbus_error_is_remote_error (error))
+    return g_dbus_error_get_remote_error (error);
+  if (error->domain == SR_ERROR || error->domain == G_DBUS_ERROR)
+    return g_dbus_error_encode_gerror (error);
+  return NULL;
+}
+
+/* One line on stderr, without the D-Bus error name (but with --verbose,
+ * as GDBus gives it): the exit status carries the kind of error, the
+ * message what to do about it. */
 int
 sr_ctl_fail (const GError *error)
 {
   g_autoptr(GError) copy = g_error_copy (error);
+  g_autofree char *name = verbose ? dbus_error_name (error) : NULL;
   g_autofree char *message = NULL;
 
   if (g_dbus_error_is_remote_error (copy))
     g_dbus_error_strip_remote_error (copy);
   /* The message may be the service's, naming what a caller sent it. */
   message = sr_ctl_escape (copy->message);
-  g_printerr ("session-restore-ctl: %s\n", message);
+  if (name != NULL)
+    {
+      g_autofree char *name_shown = sr_ctl_escape (name);
+      g_printerr ("session-restore-ctl: GDBus.Error:%s: %s\n", name_shown, message);
+    }
+  else
+    g_printerr ("session-restore-ctl: %s\n", message);
   return exit_status_for (error);
 }
 
@@ -165,7 +196,13 @@ sr_ctl_parse_options (GOptionContext   *context,
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
-      *out_exit = sr_ctl_usage_error ((*argv)[0], "%s", error->message);
+      /* GLib's words, in the tool's quotes where they are English. */
+      if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION) &&
+          g_str_has_prefix (error->message, "Unknown option "))
+        *out_exit = sr_ctl_usage_error ((*argv)[0], "Unknown option “%s”",
+                                        error->message + strlen ("Unknown option "));
+      else
+        *out_exit = sr_ctl_usage_error ((*argv)[0], "%s", error->message);
       return FALSE;
     }
   return TRUE;

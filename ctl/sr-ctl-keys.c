@@ -123,7 +123,7 @@ sr_ctl_key_allowed (const SrCtlKey *key)
   if (g_variant_type_equal (type, G_VARIANT_TYPE_BOOLEAN))
     return g_strdup ("true or false");
   if (g_variant_type_equal (type, G_VARIANT_TYPE_STRING_ARRAY))
-    return g_strdup ("a list of application ids, like \"['org.example.App']\"");
+    return g_strdup ("a list of application ids, like “['org.example.App']”");
 
   choices = sr_ctl_key_choices (key);
   if (choices != NULL)
@@ -173,6 +173,30 @@ sr_ctl_value_plain (GVariant *value)
     }
   /* Booleans and numbers print as gsettings prints them. */
   return g_variant_print (value, FALSE);
+}
+
+/* A value on one line, for "status" and "monitor": as "get" prints it,
+ * but a list's items separated by ", ", and an empty list @empty. */
+char *
+sr_ctl_value_inline (GVariant   *value,
+                     const char *empty)
+{
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      if (g_variant_n_children (value) == 0)
+        return g_strdup (empty);
+      for (gsize i = 0; i < g_variant_n_children (value); i++)
+        {
+          g_autoptr(GVariant) item = g_variant_get_child_value (value, i);
+          g_autofree char *shown = sr_ctl_escape (g_variant_get_string (item, NULL));
+
+          g_string_append_printf (out, "%s%s", i > 0 ? ", " : "", shown);
+        }
+      return g_string_free (g_steal_pointer (&out), FALSE);
+    }
+  return sr_ctl_value_plain (value);
 }
 
 /* "value" and "locked" of a setting, in an object the caller opened;

@@ -23,6 +23,8 @@ const GVariantType *sr_ctl_key_type       (const SrCtlKey *key);
 char               *sr_ctl_key_allowed    (const SrCtlKey *key);
 char              **sr_ctl_key_choices    (const SrCtlKey *key);
 char               *sr_ctl_value_plain    (GVariant       *value);
+char               *sr_ctl_value_inline   (GVariant       *value,
+                                           const char     *empty);
 void                sr_ctl_key_json_fields (SrJson        *json,
                                             GVariant      *value,
                                             gboolean       locked);

@@ -3,7 +3,8 @@
  *
  * One line per change, flushed at once, so that a script reading a pipe
  * sees each as it happens:
- *   KEY: VALUE          a setting changed (value as gsettings prints it)
+ *   KEY: VALUE          a setting changed (value as "get" prints it, a
+ *                       list as "a, b"; "KEY:" for an empty one)
  *   locked: KEY         the administrator locked a setting
  *   unlocked: KEY       and unlocked it
  *   cleared: APP…       stored state was cleared ("cleared: all" for all)
@@ -176,8 +177,8 @@ on_client_notify_cb (SrPolicyClient *client,
   value = key != NULL ? sr_policy_client_dup_value (client, key->key) : NULL;
   if (value != NULL && !is_known (monitor, key->key, value))
     {
-      g_autofree char *text = g_variant_print (value, FALSE);
-      emit ("%s: %s", key->key, text);
+      g_autofree char *text = sr_ctl_value_inline (value, "");
+      emit ("%s:%s%s", key->key, *text != '\0' ? " " : "", text);
     }
 }
 

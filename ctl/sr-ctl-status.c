@@ -180,8 +180,8 @@ write_text (SrCtl             *ctl,
       char **cells = g_new0 (char *, 4);
 
       cells[0] = g_strdup (keys[i].key);
-      /* As "get --gvariant" prints it: the type shows ('ask', [], 30). */
-      cells[1] = value != NULL ? g_variant_print (value, FALSE) : g_strdup ("?");
+      /* As "get" prints it, a list on one line. */
+      cells[1] = value != NULL ? sr_ctl_value_inline (value, "(none)") : g_strdup ("?");
       cells[2] = sr_policy_client_is_locked (ctl->client, keys[i].key)
                    ? sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "locked by the administrator")
                    : g_strdup ("");

@@ -42,6 +42,7 @@ gboolean   sr_ctl_trust_owner      (SrCtl            *ctl,
                                     GError          **error);
 SrCallFlags sr_ctl_call_flags      (SrCtl            *ctl);
 int        sr_ctl_fail             (const GError     *error);
+void       sr_ctl_set_verbose      (gboolean          verbose);
 int        sr_ctl_usage_error      (const char       *command,
                                     const char       *format,
                                     ...) G_GNUC_PRINTF (2, 3);

@@ -24,13 +24,20 @@ class StatusTest(CtlTestCase):
         sim = Simulator(self.s)
         sim.save(A, '1')
         sim.save(B, '1')
+        self.s.call('SetAppExcluded', 'sb', C, True)
+        self.s.call('SetAppExcluded', 'sb', 'org.example.Delta', True)
         out = self.assertCtl(OK, 'status').stdout
         self.assertRegex(out, rf'Service: +running \(:\d+\.\d+, pid {self.s.policyd.pid}, interface version 5\)')
         self.assertRegex(out, r'Saved sessions: +2 \(\d+')
         lines = {line.split()[0]: line for line in out.splitlines() if line}
         self.assertRegex(lines['max-age-days'], r'^max-age-days +5 +locked by the administrator$')
         self.assertRegex(lines['enabled'], r'^enabled +true$')
-        self.assertRegex(lines['login-restore'], r"^login-restore +'always'$")
+        # Plain values, as "get" prints them: no GVariant quotes or brackets.
+        self.assertRegex(lines['login-restore'], r'^login-restore +always$')
+        self.assertRegex(lines['excluded-apps'], rf'^excluded-apps +{C}, org\.example\.Delta$')
+        self.assertRegex(lines['admin-excluded-apps'], r'^admin-excluded-apps +\(none\)$')
+        self.assertNotIn("'", out)
+        self.assertNotIn('[', out)
         for key in ('restore-after-crash', 'restore-on-launch', 'excluded-apps',
                     'admin-excluded-apps', 'crash-loop-threshold', 'crash-loop-window'):
             self.assertIn(key, lines)
@@ -445,7 +452,13 @@ class MonitorTest(CtlTestCase):
         self.s.gsettings('set', 'max-age-days', '7')
         self.assertEqual(out.next(), 'max-age-days: 7')
         self.s.gsettings('set', 'login-restore', 'never')
-        self.assertEqual(out.next(), "login-restore: 'never'")
+        self.assertEqual(out.next(), 'login-restore: never')
+        # A list on one line; an empty one as nothing. The clear that
+        # excluding brings may come before or after.
+        self.s.gsettings('set', 'excluded-apps', f"['{A}', '{B}']")
+        self.assertIn(f'excluded-apps: {A}, {B}', [out.next(), out.next()])
+        self.s.gsettings('set', 'excluded-apps', '[]')
+        self.assertEqual(out.next(), 'excluded-apps:')
         self.s.clear([A])
         self.assertEqual(out.next(), f'cleared: {A}')
         self.s.clear()
@@ -472,4 +485,6 @@ class HelpTest(CtlTestCase):
             self.assertIn('--json', self.assertCtl(OK, command, '--help').stdout)
         self.assertIn('--gvariant', self.assertCtl(OK, 'get', '--help').stdout)
         self.assertIn('There is no command “frobnicate”', self.assertCtl(INVALID, 'frobnicate').stderr)
-        self.assertIn('Unknown option --frob', self.assertCtl(INVALID, 'list', '--frob').stderr)
+        # One kind of quotes, GLib's words or the tool's.
+        self.assertIn('Unknown option “--frob”', self.assertCtl(INVALID, 'list', '--frob').stderr)
+        self.assertIn('Unknown option “--frob”', self.assertCtl(INVALID, '--frob').stderr)

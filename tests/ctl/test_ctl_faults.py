@@ -111,8 +111,8 @@ class MonitorRestartTest(CtlTestCase):
         monitor, out = self.start_monitor()
         self.restart(lambda: self.s.gsettings('set', 'login-restore', 'never'))
         self.assertEqual(sorted(self.lines_until_sentinel(out)),
-                         ["login-restore: 'never'", 'service: running', 'service: stopped'])
+                         ['login-restore: never', 'service: running', 'service: stopped'])
         # And a change back is a change again.
         self.s.gsettings('set', 'login-restore', 'always')
-        self.assertEqual(out.next(), "login-restore: 'always'")
+        self.assertEqual(out.next(), 'login-restore: always')
         monitor.terminate()

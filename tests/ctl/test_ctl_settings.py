@@ -75,6 +75,7 @@ class SettingsTest(CtlTestCase):
                 (('set', 'login-restore', 'sometimes'), 'one of always, ask, never'),
                 (('set', 'enabled', 'yes'), 'true or false'),
                 (('set', 'excluded-apps', "['not valid']"), 'not a valid application id'),
+                (('set', 'excluded-apps', '5'), "like “['org.example.App']”"),
                 (('set', 'admin-excluded-apps', '[]'), 'set by the administrator'),
                 (('set', 'no-such-key', '1'), 'There is no setting “no-such-key”'),
                 (('get', 'no-such-key'), 'the settings are enabled, login-restore'),
@@ -168,8 +169,16 @@ class ResetLockedTest(CtlTestCase):
     locks = ('login-restore',)
 
     def test_locked(self):
-        self.assertIn('locked by the administrator',
-                      self.assertCtl(LOCKED, 'reset', 'login-restore').stderr)
+        stderr = self.assertCtl(LOCKED, 'reset', 'login-restore').stderr
+        self.assertIn('locked by the administrator', stderr)
+        self.assertNotIn('GDBus.Error', stderr)
+        self.assertNotIn('org.gnome.SessionRestore.Error', stderr)
+        # The D-Bus error only with --verbose, before or after the command.
+        for args in (('--verbose', 'reset', 'login-restore'), ('reset', 'login-restore', '--verbose')):
+            stderr = self.assertCtl(LOCKED, *args).stderr
+            self.assertTrue(stderr.startswith('session-restore-ctl: GDBus.Error:'
+                                              'org.gnome.SessionRestore.Error.Locked: '), stderr)
+            self.assertIn('locked by the administrator', stderr)
         self.assertEqual(self.assertCtl(OK, 'get', 'login-restore').stdout, 'never\n')
         self.assertEqual(json.loads(self.assertCtl(OK, 'get', '--json', 'login-restore').stdout),
                          {'key': 'login-restore', 'value': 'never', 'locked': True})
