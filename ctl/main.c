@@ -20,16 +20,18 @@
 static const struct {
   const char *name;
   SrCtlCommandFunc func;
-  const char *summary;   /* NULL: not listed (for the shell's completion) */
+  const char *summary;   /* NULL: not listed (an old name, or for the shell's
+                          * completion) */
 } commands[] = {
   { "status", sr_ctl_cmd_status, "Settings, locks, saved sessions, the service (the default)" },
   { "list", sr_ctl_cmd_list, "Saved sessions per app (--json for scripts)" },
   { "clear", sr_ctl_cmd_clear, "Clear the saved sessions of some apps or of all" },
   { "exclude", sr_ctl_cmd_exclude, "Opt apps out of save and restore" },
   { "include", sr_ctl_cmd_exclude, "Opt apps back in" },
-  { "reset-crash-guard", sr_ctl_cmd_allow_recovery,
+  { "allow-recovery", sr_ctl_cmd_allow_recovery,
     "Restore an app's saved sessions after a crash again" },
-  { "allow-recovery", sr_ctl_cmd_allow_recovery, "The same as reset-crash-guard" },
+  /* Its first name, accepted still; one command per action is listed. */
+  { "reset-crash-guard", sr_ctl_cmd_allow_recovery, NULL },
   { "get", sr_ctl_cmd_get, "Print a setting" },
   { "set", sr_ctl_cmd_set, "Change a setting" },
   { "reset", sr_ctl_cmd_reset, "Put a setting back to its default" },

@@ -15,7 +15,7 @@ _session_restore_ctl()
     fi
 
     local prog=${words[0]}
-    local commands="status list clear exclude include reset-crash-guard allow-recovery get set reset check monitor session help"
+    local commands="status list clear exclude include allow-recovery get set reset check monitor session help"
 
     if [[ $cword -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -64,6 +64,7 @@ _session_restore_ctl()
         include)
             COMPREPLY=($(compgen -W "$("$prog" _complete excluded 2>/dev/null)" -- "$cur"))
             ;;
+        # reset-crash-guard: allow-recovery's old name, still accepted.
         list|clear|exclude|reset-crash-guard|allow-recovery)
             COMPREPLY=($(compgen -W "$("$prog" _complete apps 2>/dev/null)" -- "$cur"))
             ;;

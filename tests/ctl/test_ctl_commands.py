@@ -473,8 +473,8 @@ class HelpTest(CtlTestCase):
     def test_version_and_help_per_command(self):
         self.assertRegex(self.assertCtl(OK, '--version').stdout, r'^session-restore-ctl \d+\.\d+\.\d+\n$')
         overview = self.assertCtl(OK, '--help').stdout
-        for command in ('status', 'list', 'clear', 'exclude', 'include', 'reset-crash-guard',
-                        'allow-recovery', 'get', 'set', 'reset', 'check', 'monitor'):
+        for command in ('status', 'list', 'clear', 'exclude', 'include', 'allow-recovery',
+                        'get', 'set', 'reset', 'check', 'monitor'):
             self.assertIn(f'  {command} ', overview)
             help_text = self.assertCtl(OK, command, '--help').stdout
             self.assertIn(f'session-restore-ctl {command} [OPTION…]', help_text)
@@ -484,6 +484,10 @@ class HelpTest(CtlTestCase):
         for command in ('status', 'get', 'check'):
             self.assertIn('--json', self.assertCtl(OK, command, '--help').stdout)
         self.assertIn('--gvariant', self.assertCtl(OK, 'get', '--help').stdout)
+        # One command per action: allow-recovery's old name works, unlisted.
+        self.assertNotIn('reset-crash-guard', overview)
+        self.assertIn('session-restore-ctl reset-crash-guard [OPTION…]',
+                      self.assertCtl(OK, 'reset-crash-guard', '--help').stdout)
         self.assertIn('There is no command “frobnicate”', self.assertCtl(INVALID, 'frobnicate').stderr)
         # One kind of quotes, GLib's words or the tool's.
         self.assertIn('Unknown option “--frob”', self.assertCtl(INVALID, 'list', '--frob').stderr)

@@ -193,12 +193,13 @@ class CompletionTest(CtlTestCase):
         self.assertEqual(self.complete('status', '--'), ['--help', '--json'])
         self.assertEqual(self.complete('get', '--'), ['--gvariant', '--help', '--json'])
         self.assertEqual(self.complete('check', '--'), ['--help', '--json', '--reason', '--saved-at'])
-        self.assertEqual(self.complete('res'), ['reset', 'reset-crash-guard'])
+        # One command per action: allow-recovery's old name is not offered.
+        self.assertEqual(self.complete('res'), ['reset'])
         self.assertEqual(self.complete('a'), ['allow-recovery'])
         self.assertEqual(self.complete('reset', 'crash-loop-'),
                          ['crash-loop-threshold', 'crash-loop-window'])
         self.assertEqual(self.complete('reset', 'enabled', ''), [])
-        self.assertEqual(self.complete('help', 'reset'), ['reset', 'reset-crash-guard'])
+        self.assertEqual(self.complete('help', 'reset'), ['reset'])
         sim = Simulator(self.s)
         sim.save('org.example.Alpha')
         sim.save('org.example.Beta')
