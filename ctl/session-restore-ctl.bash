@@ -39,9 +39,10 @@ _session_restore_ctl()
     if [[ $cur == -* ]]; then
         local options="--help"
         case $command in
-            status|list) options+=" --json" ;;
+            status|list|exclude|include|allow-recovery|reset-crash-guard|set|reset|monitor)
+                options+=" --json" ;;
             get) options+=" --gvariant --json" ;;
-            clear) options+=" --yes" ;;
+            clear) options+=" --json --yes" ;;
             check) options+=" --json --reason --saved-at" ;;
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sr-ctl.h"
+#include "sr-ctl-json.h"
 #include "sr-ctl-output.h"
 #include "sr-ctl-stored.h"
 
@@ -126,14 +127,90 @@ print_report (SrCtl    *ctl,
   sr_ctl_print (out);
 }
 
+/* The report as --json says it: what was asked, what went, per store,
+ * and what could not be removed. */
+static void
+print_json_report (char     **app_ids,
+                   GVariant  *report)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GVariant) stores = g_variant_lookup_value (report, "stores", G_VARIANT_TYPE_VARDICT);
+  g_autofree const char **apps = NULL;
+  g_autofree const char **errors = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  guint32 entries = 0;
+  guint64 bytes = 0;
+  SrJson json;
+
+  g_variant_lookup (report, "apps", "^a&s", &apps);
+  g_variant_lookup (report, "entries", "u", &entries);
+  g_variant_lookup (report, "bytes", "t", &bytes);
+  g_variant_lookup (report, "errors", "^a&s", &errors);
+
+  sr_json_init (&json, out);
+  sr_json_begin_object (&json);
+  sr_json_key (&json, "command");
+  sr_json_string (&json, "clear");
+  sr_json_key (&json, "all");
+  sr_json_bool (&json, app_ids == NULL);
+  sr_json_key (&json, "apps");
+  sr_json_begin_array (&json);
+  for (guint i = 0; apps != NULL && apps[i] != NULL; i++)
+    sr_json_string (&json, apps[i]);
+  sr_json_end_array (&json);
+  sr_json_key (&json, "entries");
+  sr_json_uint (&json, entries);
+  sr_json_key (&json, "bytes");
+  sr_json_uint (&json, bytes);
+  sr_json_key (&json, "stores");
+  sr_json_begin_object (&json);
+  if (stores != NULL)
+    {
+      GVariantIter iter;
+      const char *name;
+
+      g_variant_iter_init (&iter, stores);
+      while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
+        g_ptr_array_add (names, (gpointer) name);
+      g_ptr_array_sort (names, compare_names);
+    }
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      g_autoptr(GVariant) store = g_variant_lookup_value (stores, name, G_VARIANT_TYPE_VARDICT);
+      guint32 store_entries = 0;
+      guint64 store_bytes = 0;
+
+      g_variant_lookup (store, "entries", "u", &store_entries);
+      g_variant_lookup (store, "bytes", "t", &store_bytes);
+      sr_json_key (&json, name);
+      sr_json_begin_object (&json);
+      sr_json_key (&json, "entries");
+      sr_json_uint (&json, store_entries);
+      sr_json_key (&json, "bytes");
+      sr_json_uint (&json, store_bytes);
+      sr_json_end_object (&json);
+    }
+  sr_json_end_object (&json);
+  sr_json_key (&json, "errors");
+  sr_json_begin_array (&json);
+  for (guint i = 0; errors != NULL && errors[i] != NULL; i++)
+    sr_json_string (&json, errors[i]);
+  sr_json_end_array (&json);
+  sr_json_end_object (&json);
+  sr_ctl_print (out);
+}
+
 int
 sr_ctl_cmd_clear (SrCtl  *ctl,
                   int     argc,
                   char  **argv)
 {
   gboolean yes = FALSE;
+  gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, "Do not ask first", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Say what was done in JSON (keys in session-restore-ctl(1))", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("[APP…]");
@@ -166,7 +243,10 @@ sr_ctl_cmd_clear (SrCtl  *ctl,
                                         sr_ctl_call_flags (ctl), NULL, &error);
   if (report == NULL)
     return sr_ctl_fail (error);
-  print_report (ctl, report);
+  if (json)
+    print_json_report (app_ids, report);
+  else
+    print_report (ctl, report);
 
   /* The clear point holds even when a file could not be removed, but a
    * script should hear that something is left behind. */

@@ -16,11 +16,29 @@ sr_json_init (SrJson  *json,
   json->out = out;
 }
 
+/* One document a line, for a stream of them: no line breaks but the
+ * one after it, no indentation. */
+void
+sr_json_init_compact (SrJson  *json,
+                      GString *out)
+{
+  sr_json_init (json, out);
+  json->compact = TRUE;
+}
+
 static void
 newline (SrJson *json)
 {
   static const char spaces[2 * SR_JSON_MAX_DEPTH + 1] =
     "                                ";
+
+  /* Compact: a blank after a comma, as Python's json.dumps() writes. */
+  if (json->compact)
+    {
+      if (json->out->len > 0 && json->out->str[json->out->len - 1] == ',')
+        g_string_append_c (json->out, ' ');
+      return;
+    }
 
   g_string_append_c (json->out, '\n');
   g_string_append_len (json->out, spaces, 2 * json->depth);

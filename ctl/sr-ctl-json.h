@@ -19,9 +19,11 @@ typedef struct {
   guint depth;
   gboolean has_items[SR_JSON_MAX_DEPTH]; /* per open container: a comma is due */
   gboolean after_key;                    /* a value follows its key on the same line */
+  gboolean compact;                      /* all on one line (monitor --json) */
 } SrJson;
 
 void sr_json_init         (SrJson *json, GString *out);
+void sr_json_init_compact (SrJson *json, GString *out);
 void sr_json_begin_object (SrJson *json);
 void sr_json_end_object   (SrJson *json);
 void sr_json_begin_array  (SrJson *json);

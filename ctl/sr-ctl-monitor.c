@@ -11,6 +11,12 @@
  *   service: stopped    the service left the bus
  *   service: running    it is back
  *
+ * With --json, one JSON object a line instead (session-restore-ctl(1)):
+ *   {"event": "setting", "key": KEY, "value": VALUE}
+ *   {"event": "locked", "key": KEY}, {"event": "unlocked", "key": KEY}
+ *   {"event": "cleared", "apps": [APP…]}   ("apps": null for all)
+ *   {"event": "service", "state": "stopped" | "running"}
+ *
  * A new owner of the name is verified (by libsessionrestore) as the first
  * was: if it is not to be trusted, nothing it says is printed, and the
  * monitor ends with exit status 6.
@@ -30,6 +36,7 @@
 
 #include "sr-bus.h"
 #include "sr-ctl.h"
+#include "sr-ctl-json.h"
 #include "sr-ctl-keys.h"
 #include "sr-ctl-output.h"
 #include "sr-error.h"
@@ -40,6 +47,7 @@ typedef struct {
   GStrv locked;        /* (owned): the locks last seen, to print what changed */
   GHashTable *values;  /* (owned) key → GVariant: the values last seen */
   int status;          /* the exit status, once the loop ends */
+  gboolean json;       /* one JSON object a line */
 } Monitor;
 
 static void
@@ -59,6 +67,51 @@ emit (const char *format,
   fflush (stdout);
 }
 
+/* One event as a line of JSON: "event", and @key with the string @text. */
+static void
+emit_json (const char *event,
+           const char *key,
+           const char *text)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  SrJson json;
+
+  sr_json_init_compact (&json, out);
+  sr_json_begin_object (&json);
+  sr_json_key (&json, "event");
+  sr_json_string (&json, event);
+  sr_json_key (&json, key);
+  sr_json_string (&json, text);
+  sr_json_end_object (&json);
+  sr_ctl_print (out);
+}
+
+static void
+emit_lock (Monitor    *monitor,
+           gboolean    locked,
+           const char *key)
+{
+  g_autofree char *shown = NULL;
+
+  if (monitor->json)
+    {
+      emit_json (locked ? "locked" : "unlocked", "key", key);
+      return;
+    }
+  shown = sr_ctl_escape (key);
+  emit ("%s: %s", locked ? "locked" : "unlocked", shown);
+}
+
+static void
+emit_service (Monitor    *monitor,
+              const char *state)
+{
+  if (monitor->json)
+    emit_json ("service", "state", state);
+  else
+    emit ("service: %s", state);
+}
+
 static void
 update_locks (Monitor  *monitor,
               GVariant *value)
@@ -67,16 +120,10 @@ update_locks (Monitor  *monitor,
 
   for (guint i = 0; now[i] != NULL; i++)
     if (monitor->locked == NULL || !g_strv_contains ((const char *const *) monitor->locked, now[i]))
-      {
-        g_autofree char *shown = sr_ctl_escape (now[i]);
-        emit ("locked: %s", shown);
-      }
+      emit_lock (monitor, TRUE, now[i]);
   for (guint i = 0; monitor->locked != NULL && monitor->locked[i] != NULL; i++)
     if (!g_strv_contains (now, monitor->locked[i]))
-      {
-        g_autofree char *shown = sr_ctl_escape (monitor->locked[i]);
-        emit ("unlocked: %s", shown);
-      }
+      emit_lock (monitor, FALSE, monitor->locked[i]);
   g_strfreev (monitor->locked);
   monitor->locked = g_variant_dup_strv (value, NULL);
 }
@@ -131,11 +178,11 @@ on_service_state_changed (Monitor *monitor)
   switch (sr_policy_client_get_service_state (monitor->ctl->client))
     {
     case SR_SERVICE_STATE_RUNNING:
-      emit ("service: running");
+      emit_service (monitor, "running");
       update_locks_from_client (monitor);
       break;
     case SR_SERVICE_STATE_MISSING:
-      emit ("service: stopped");
+      emit_service (monitor, "stopped");
       break;
     case SR_SERVICE_STATE_UNTRUSTED:
       sr_ctl_trust_owner (monitor->ctl, &error);
@@ -175,7 +222,25 @@ on_client_notify_cb (SrPolicyClient *client,
     }
   key = sr_ctl_key_lookup (name, NULL);
   value = key != NULL ? sr_policy_client_dup_value (client, key->key) : NULL;
-  if (value != NULL && !is_known (monitor, key->key, value))
+  if (value == NULL || is_known (monitor, key->key, value))
+    return;
+  if (monitor->json)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+      SrJson json;
+
+      sr_json_init_compact (&json, out);
+      sr_json_begin_object (&json);
+      sr_json_key (&json, "event");
+      sr_json_string (&json, "setting");
+      sr_json_key (&json, "key");
+      sr_json_string (&json, key->key);
+      sr_json_key (&json, "value");
+      sr_json_variant (&json, value);
+      sr_json_end_object (&json);
+      sr_ctl_print (out);
+    }
+  else
     {
       g_autofree char *text = sr_ctl_value_inline (value, "");
       emit ("%s:%s%s", key->key, *text != '\0' ? " " : "", text);
@@ -187,9 +252,33 @@ on_stored_state_cleared_cb (SrPolicyClient *client,
                             char          **app_ids,
                             gpointer        user_data)
 {
+  Monitor *monitor = user_data;
   g_autofree char *joined = NULL;
   g_autofree char *shown = NULL;
 
+  if (monitor->json)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+      SrJson json;
+
+      sr_json_init_compact (&json, out);
+      sr_json_begin_object (&json);
+      sr_json_key (&json, "event");
+      sr_json_string (&json, "cleared");
+      sr_json_key (&json, "apps");
+      if (app_ids == NULL || app_ids[0] == NULL)
+        sr_json_null (&json);
+      else
+        {
+          sr_json_begin_array (&json);
+          for (guint i = 0; app_ids[i] != NULL; i++)
+            sr_json_string (&json, app_ids[i]);
+          sr_json_end_array (&json);
+        }
+      sr_json_end_object (&json);
+      sr_ctl_print (out);
+      return;
+    }
   if (app_ids == NULL || app_ids[0] == NULL)
     {
       emit ("cleared: all");
@@ -214,15 +303,22 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
                     int     argc,
                     char  **argv)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "One JSON object a line (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
   g_autoptr(GError) error = NULL;
-  Monitor monitor = { ctl, NULL, NULL, NULL, SR_CTL_EXIT_OK };
+  Monitor monitor = { ctl, NULL, NULL, NULL, SR_CTL_EXIT_OK, FALSE };
   guint sigint, sigterm;
   int status;
 
   g_option_context_set_summary (context,
     "Print each change of a setting, a lock or saved sessions as it happens,\n"
     "until interrupted (Ctrl+C).");
+  g_option_context_add_main_entries (context, entries, NULL);
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;
   if (argc > 1)
@@ -231,6 +327,7 @@ sr_ctl_cmd_monitor (SrCtl  *ctl,
   if (!sr_ctl_connect (ctl, &error))
     return sr_ctl_fail (error);
 
+  monitor.json = json;
   monitor.loop = g_main_loop_new (NULL, FALSE);
   monitor.locked = g_strdupv ((char **) sr_policy_client_get_locked_settings (ctl->client));
   monitor.values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,

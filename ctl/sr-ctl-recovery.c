@@ -15,6 +15,7 @@
 
 #include "sr-bus.h"
 #include "sr-ctl.h"
+#include "sr-ctl-output.h"
 #include "sr-ctl-stored.h"
 
 /* The service says which apps ResetCrashGuard released (CrashGuardChanged,
@@ -53,8 +54,15 @@ sr_ctl_cmd_allow_recovery (SrCtl  *ctl,
                            int     argc,
                            char  **argv)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Say what was done in JSON (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("APP…");
   g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  SrJson writer;
   g_autoptr(GHashTable) released = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) unknown = NULL;
   gboolean tells;
@@ -65,6 +73,7 @@ sr_ctl_cmd_allow_recovery (SrCtl  *ctl,
     "Forget the crashes counted for apps, so that their saved sessions are\n"
     "restored after their next crash again: what the app's Allow Recovery\n"
     "button does for an app held back after repeated crashes.");
+  g_option_context_add_main_entries (context, entries, NULL);
   if (!sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;
   if (argc < 2)
@@ -76,6 +85,12 @@ sr_ctl_cmd_allow_recovery (SrCtl  *ctl,
     return sr_ctl_fail (error);
   unknown = sr_ctl_unknown_apps (ctl, argv + 1);
   tells = sr_policy_client_get_version (ctl->client) >= 4;
+  sr_json_init (&writer, out);
+  sr_json_begin_object (&writer);
+  sr_json_key (&writer, "command");
+  sr_json_string (&writer, "allow-recovery");
+  sr_json_key (&writer, "apps");
+  sr_json_begin_array (&writer);
   handler = g_signal_connect (ctl->client, "crash-guard-changed",
                               G_CALLBACK (on_crash_guard_changed_cb), released);
   for (int i = 1; i < argc; i++)
@@ -88,7 +103,11 @@ sr_ctl_cmd_allow_recovery (SrCtl  *ctl,
         }
       if (tells)
         round_trip (ctl);
-      if (tells && !g_hash_table_contains (released, argv[i]))
+      if (json)
+        sr_ctl_json_app_result (&writer, argv[i],
+                                !tells ? "reset" : g_hash_table_contains (released, argv[i])
+                                  ? "released" : "not-held", unknown);
+      else if (tells && !g_hash_table_contains (released, argv[i]))
         g_print ("%s was not held back; its crashes are no longer counted\n", argv[i]);
       else
         g_print ("%s: its crashes are no longer counted; its saved sessions may be restored "
@@ -96,5 +115,9 @@ sr_ctl_cmd_allow_recovery (SrCtl  *ctl,
       sr_ctl_warn_unknown_app (unknown, argv[i]);
     }
   g_signal_handler_disconnect (ctl->client, handler);
+  sr_json_end_array (&writer);
+  sr_json_end_object (&writer);
+  if (json)
+    sr_ctl_print (out);
   return SR_CTL_EXIT_OK;
 }

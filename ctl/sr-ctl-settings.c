@@ -20,6 +20,19 @@
 #include "sr-ctl-stored.h"
 #include "sr-error.h"
 
+/* What a command that changes something did, for --json: an object
+ * opened with its "command"; the caller adds the rest and ends it. */
+static void
+json_begin (SrJson     *json,
+            GString    *out,
+            const char *command)
+{
+  sr_json_init (json, out);
+  sr_json_begin_object (json);
+  sr_json_key (json, "command");
+  sr_json_string (json, command);
+}
+
 int
 sr_ctl_cmd_get (SrCtl  *ctl,
                 int     argc,
@@ -94,11 +107,17 @@ sr_ctl_cmd_reset (SrCtl  *ctl,
                   int     argc,
                   char  **argv)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Say what was done in JSON (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("KEY");
   g_autoptr(GError) error = NULL;
   const SrCtlKey *key;
   int status;
 
+  g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
     "Put a setting back to its default (the administrator's, where the system\n"
     "sets one) through the service, so that the administrator's locks and polkit\n"
@@ -124,6 +143,17 @@ sr_ctl_cmd_reset (SrCtl  *ctl,
   if (!sr_policy_client_reset_setting_sync (ctl->client, key->key, sr_ctl_call_flags (ctl),
                                             NULL, &error))
     return sr_ctl_fail (error);
+  if (json)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+      SrJson writer;
+
+      json_begin (&writer, out, "reset");
+      sr_json_key (&writer, "key");
+      sr_json_string (&writer, key->key);
+      sr_json_end_object (&writer);
+      sr_ctl_print (out);
+    }
   return SR_CTL_EXIT_OK;
 }
 
@@ -143,25 +173,36 @@ sr_ctl_cmd_set (SrCtl  *ctl,
                 int     argc,
                 char  **argv)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Say what was done in JSON (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("KEY VALUE");
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) value = NULL;
   const SrCtlKey *key;
   const char *args[3] = { NULL, NULL, NULL };   /* key, value: the arguments but one "--" */
   guint n_args = 0;
+  gboolean dashes = FALSE;
   int status;
 
+  g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
     "Change a setting through the service, so that the administrator's locks\n"
     "and polkit apply. VALUE is parsed as gsettings parses it: true, 7, -1, ask,\n"
     "\"['org.example.App']\".");
   /* Options would make "set max-age-days -1" an unknown option "-1"; like
-   * gsettings, "set" takes none but --help, and everything else is its
-   * key and value. */
+   * gsettings, "set" takes none but --help and --json (before "--"), and
+   * everything else is its key and value. */
   if (wants_help (argc, argv) && !sr_ctl_parse_options (context, &argc, &argv, &status))
     return status;
   for (int i = 1; i < argc; i++)
-    if (!g_str_equal (argv[i], "--") || g_strv_contains (args, "--"))
+    if (!dashes && g_str_equal (argv[i], "--json"))
+      json = TRUE;
+    else if (!dashes && g_str_equal (argv[i], "--"))
+      dashes = TRUE;
+    else
       {
         if (n_args < 2)
           args[n_args] = argv[i];
@@ -181,6 +222,19 @@ sr_ctl_cmd_set (SrCtl  *ctl,
   if (!sr_policy_client_set_setting_sync (ctl->client, key->key, value, sr_ctl_call_flags (ctl),
                                           NULL, &error))
     return sr_ctl_fail (error);
+  if (json)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+      SrJson writer;
+
+      json_begin (&writer, out, "set");
+      sr_json_key (&writer, "key");
+      sr_json_string (&writer, key->key);
+      sr_json_key (&writer, "value");
+      sr_json_variant (&writer, value);
+      sr_json_end_object (&writer);
+      sr_ctl_print (out);
+    }
   return SR_CTL_EXIT_OK;
 }
 
@@ -225,11 +279,19 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
                     char  **argv)
 {
   gboolean exclude = g_str_equal (argv[0], "exclude");
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Say what was done in JSON (keys in session-restore-ctl(1))", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("APP…");
   g_autoptr(GHashTable) unknown = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  SrJson writer;
   int status;
 
+  g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context, exclude
     ? "Opt apps out of save and restore. Their saved sessions are cleared."
     : "Opt apps back in to save and restore.");
@@ -244,9 +306,13 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
     return sr_ctl_fail (error);
   /* Before excluding, which clears what they saved. */
   unknown = sr_ctl_unknown_apps (ctl, argv + 1);
+  json_begin (&writer, out, argv[0]);
+  sr_json_key (&writer, "apps");
+  sr_json_begin_array (&writer);
 
   for (int i = 1; i < argc; i++)
     {
+      const char *result;
       /* Read before the call, which changes them. */
       gboolean by_user = g_strv_contains (sr_policy_client_get_excluded_apps (ctl->client),
                                           argv[i]);
@@ -256,6 +322,18 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
       if (!sr_policy_client_set_app_excluded_sync (ctl->client, argv[i], exclude,
                                                    sr_ctl_call_flags (ctl), NULL, &error))
         return sr_ctl_fail (error);
+      if (exclude)
+        result = by_user ? "already-excluded"
+               : by_admin ? "already-excluded-by-administrator" : "excluded";
+      else
+        result = by_admin ? "still-excluded-by-administrator"
+               : by_user ? "included" : "not-excluded";
+      if (json)
+        {
+          sr_ctl_json_app_result (&writer, argv[i], result, unknown);
+          sr_ctl_warn_unknown_app (unknown, argv[i]);
+          continue;
+        }
       if (exclude && (by_user || by_admin))
         print_already_excluded (ctl, argv[i], by_admin && !by_user);
       else if (exclude)
@@ -268,5 +346,9 @@ sr_ctl_cmd_exclude (SrCtl  *ctl,
         g_print ("%s: included\n", argv[i]);
       sr_ctl_warn_unknown_app (unknown, argv[i]);
     }
+  sr_json_end_array (&writer);
+  sr_json_end_object (&writer);
+  if (json)
+    sr_ctl_print (out);
   return SR_CTL_EXIT_OK;
 }

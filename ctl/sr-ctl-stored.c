@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "sr-ctl-json.h"
 #include "sr-ctl-output.h"
 #include "sr-ctl-stored.h"
 
@@ -255,4 +256,24 @@ sr_ctl_warn_unknown_app (GHashTable *unknown,
   if (g_hash_table_contains (unknown, app_id))
     g_printerr ("session-restore-ctl: warning: no app “%s” is installed, and it has "
                 "no saved sessions; is the app id right?\n", app_id);
+}
+
+/* One app of the "apps" of exclude, include or allow-recovery --json:
+ * what was done (@result) and whether it was warned of. */
+void
+sr_ctl_json_app_result (SrJson     *json,
+                        const char *app_id,
+                        const char *result,
+                        GHashTable *unknown)
+{
+  sr_json_begin_object (json);
+  sr_json_key (json, "app_id");
+  sr_json_string (json, app_id);
+  sr_json_key (json, "result");
+  sr_json_string (json, result);
+  sr_json_key (json, "installed");
+  sr_json_bool (json, sr_ctl_app_installed (app_id));
+  sr_json_key (json, "unknown");
+  sr_json_bool (json, g_hash_table_contains (unknown, app_id));
+  sr_json_end_object (json);
 }

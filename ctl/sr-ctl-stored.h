@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sr-ctl.h"
+#include "sr-ctl-json.h"
 
 G_BEGIN_DECLS
 
@@ -42,5 +43,9 @@ GHashTable *sr_ctl_unknown_apps      (SrCtl     *ctl,
                                       char     **app_ids);
 void      sr_ctl_warn_unknown_app    (GHashTable *unknown,
                                       const char *app_id);
+void      sr_ctl_json_app_result     (SrJson     *json,
+                                      const char *app_id,
+                                      const char *result,
+                                      GHashTable *unknown);
 
 G_END_DECLS

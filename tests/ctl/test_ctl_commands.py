@@ -273,6 +273,27 @@ class ClearTest(CtlTestCase):
         self.assertEqual(sim.session_file_apps()['instances'], {})
         self.assertEqual(self.assertCtl(OK, 'clear').stdout, 'There were no saved sessions.\n')
 
+    def test_clear_json(self):
+        sim = Simulator(self.s)
+        sim.save(A, '1')
+        sim.save(A, '2', flatpak=True)
+        sim.save(B, '1')
+        doc = json.loads(self.assertCtl(OK, 'clear', '--json', A).stdout)
+        self.assertEqual(list(doc), ['command', 'all', 'apps', 'entries', 'bytes', 'stores', 'errors'])
+        self.assertEqual((doc['command'], doc['all'], doc['apps'], doc['errors']),
+                         ('clear', False, [A], []))
+        self.assertEqual(doc['stores']['gtk']['entries'], 1)
+        self.assertEqual(doc['stores']['gtk-flatpak']['entries'], 1)
+        self.assertGreaterEqual(doc['stores']['gnome-session']['entries'], 1)
+        self.assertEqual(doc['entries'], sum(store['entries'] for store in doc['stores'].values()))
+        self.assertEqual(doc['bytes'], sum(store['bytes'] for store in doc['stores'].values()))
+        self.assertFalse(os.path.exists(sim.gtk_path(A, '1')))
+        self.assertTrue(os.path.exists(sim.gtk_path(B, '1')))
+        doc = json.loads(self.assertCtl(OK, 'clear', '--json').stdout)
+        self.assertEqual((doc['all'], doc['apps']), (True, [B]))
+        self.assertEqual(doc['stores']['gtk']['entries'], 1)
+        self.assertEqual(self.s.list_state(), {})
+
     def run_on_terminal(self, answer, *args):
         """stdin is a terminal: the tool asks, and gets answer."""
         master, slave = pty.openpty()
@@ -413,6 +434,15 @@ class ResetCrashGuardTest(CtlTestCase):
             self.s.call('NoteExit', 'sb', B, False)
         self.assertEqual(self.s.check_restore(B, RECOVER), (1, 'allowed'))
 
+    def test_json(self):
+        self.crash(A)
+        self.s.call('NoteExit', 'sb', B, False)
+        doc = json.loads(self.assertCtl(OK, 'allow-recovery', '--json', A, B).stdout)
+        self.assertEqual(doc, {'command': 'allow-recovery', 'apps': [
+            {'app_id': A, 'result': 'released', 'installed': False, 'unknown': True},
+            {'app_id': B, 'result': 'not-held', 'installed': False, 'unknown': True}]})
+        self.assertEqual(self.s.check_restore(A, RECOVER), (1, 'allowed'))
+
     def test_check_says_what_releases_it(self):
         # check told administrators the guard held an app "until it exits
         # normally", which released nothing. What it says now happens.
@@ -463,6 +493,28 @@ class MonitorTest(CtlTestCase):
         self.assertEqual(out.next(), f'cleared: {A}')
         self.s.clear()
         self.assertEqual(out.next(), 'cleared: all')
+        monitor.terminate()
+        self.assertEqual(monitor.wait(10), OK)
+
+
+    def test_json_one_object_a_line(self):
+        monitor = subprocess.Popen([CTL, 'monitor', '--json'], env=self.s.env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: monitor.poll() is None and monitor.kill())
+        out, err = Lines(monitor.stdout), Lines(monitor.stderr)
+        self.assertIn('Watching org.gnome.SessionRestore.Policy', err.next())
+        self.s.gsettings('set', 'max-age-days', '7')
+        line = out.next()
+        self.assertEqual(line, '{"event": "setting", "key": "max-age-days", "value": 7}')
+        self.s.gsettings('set', 'login-restore', 'never')
+        self.assertEqual(json.loads(out.next()),
+                         {'event': 'setting', 'key': 'login-restore', 'value': 'never'})
+        self.s.clear([A, B])
+        self.assertEqual(json.loads(out.next()), {'event': 'cleared', 'apps': [A, B]})
+        self.s.clear()
+        self.assertEqual(json.loads(out.next()), {'event': 'cleared', 'apps': None})
+        self.s.stop_policyd()
+        self.assertEqual(json.loads(out.next()), {'event': 'service', 'state': 'stopped'})
         monitor.terminate()
         self.assertEqual(monitor.wait(10), OK)
 

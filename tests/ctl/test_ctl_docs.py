@@ -191,6 +191,9 @@ class CompletionTest(CtlTestCase):
         self.assertEqual(self.complete('check', 'org.example.Alpha', '--reason', 're'), ['recover', 'restore'])
         self.assertEqual(self.complete('list', '--'), ['--help', '--json'])
         self.assertEqual(self.complete('status', '--'), ['--help', '--json'])
+        for command in ('exclude', 'include', 'allow-recovery', 'set', 'reset', 'monitor'):
+            self.assertEqual(self.complete(command, '--'), ['--help', '--json'], command)
+        self.assertEqual(self.complete('clear', '--'), ['--help', '--json', '--yes'])
         self.assertEqual(self.complete('get', '--'), ['--gvariant', '--help', '--json'])
         self.assertEqual(self.complete('check', '--'), ['--help', '--json', '--reason', '--saved-at'])
         # One command per action: allow-recovery's old name is not offered.

@@ -47,6 +47,19 @@ class SettingsTest(CtlTestCase):
         self.assertIn('--json and --gvariant', self.assertCtl(
             INVALID, 'get', '--json', '--gvariant', 'enabled').stderr)
 
+    def test_set_and_reset_json(self):
+        self.assertEqual(json.loads(self.assertCtl(OK, 'set', '--json', 'max-age-days', '-1').stdout),
+                         {'command': 'set', 'key': 'max-age-days', 'value': -1})
+        self.assertEqual(self.s.gsettings_value('max-age-days'), -1)
+        # After the key and value too; after "--", a value.
+        self.assertEqual(json.loads(self.assertCtl(OK, 'set', 'excluded-apps', f"['{A}']",
+                                                   '--json').stdout),
+                         {'command': 'set', 'key': 'excluded-apps', 'value': [A]})
+        self.assertCtl(INVALID, 'set', '--', 'login-restore', '--json')
+        self.assertEqual(json.loads(self.assertCtl(OK, 'reset', '--json', 'max-age-days').stdout),
+                         {'command': 'reset', 'key': 'max-age-days'})
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+
     def test_reset(self):
         self.assertCtl(OK, 'set', 'max-age-days', '12')
         self.assertCtl(OK, 'set', 'enabled', 'false')
@@ -159,6 +172,17 @@ class ExcludeTest(CtlTestCase):
         self.assertEqual(result.stdout, f'{typo}: included\n{other} was not excluded\n{A}: included\n')
         self.assertEqual(result.stderr, warning(typo) + warning(other))
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [B, saved])
+        doc = json.loads(self.assertCtl(OK, 'exclude', '--json', typo, A).stdout)
+        self.assertEqual(doc, {'command': 'exclude', 'apps': [
+            {'app_id': typo, 'result': 'excluded', 'installed': False, 'unknown': True},
+            {'app_id': A, 'result': 'excluded', 'installed': True, 'unknown': False}]})
+        doc = json.loads(self.assertCtl(OK, 'include', '--json', typo, other).stdout)
+        self.assertEqual([(app['app_id'], app['result']) for app in doc['apps']], [
+            (typo, 'included'), (other, 'not-excluded')])
+        self.assertEqual(json.loads(self.assertCtl(OK, 'exclude', '--json', A, C).stdout)['apps'], [
+            {'app_id': A, 'result': 'already-excluded', 'installed': True, 'unknown': False},
+            {'app_id': C, 'result': 'already-excluded-by-administrator', 'installed': False,
+             'unknown': True}])
         # Without the right to list, nothing is claimed.
         self.s.set_allowed(['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear'])
         self.assertEqual(self.assertCtl(OK, 'exclude', other).stderr, '')
