@@ -51,13 +51,17 @@ _session_restore_ctl()
 
     local IFS=$'\n'
     case $command in
-        get|reset)
+        get)
             [[ ${#args[@]} -eq 0 ]] &&
                 COMPREPLY=($(compgen -W "$("$prog" _complete keys 2>/dev/null)" -- "$cur"))
             ;;
+        reset)
+            [[ ${#args[@]} -eq 0 ]] &&
+                COMPREPLY=($(compgen -W "$("$prog" _complete settable 2>/dev/null)" -- "$cur"))
+            ;;
         set)
             if [[ ${#args[@]} -eq 0 ]]; then
-                COMPREPLY=($(compgen -W "$("$prog" _complete keys 2>/dev/null)" -- "$cur"))
+                COMPREPLY=($(compgen -W "$("$prog" _complete settable 2>/dev/null)" -- "$cur"))
             elif [[ ${#args[@]} -eq 1 ]]; then
                 COMPREPLY=($(compgen -W "$("$prog" _complete values "${args[0]}" 2>/dev/null)" -- "$cur"))
             fi

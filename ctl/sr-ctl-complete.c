@@ -1,6 +1,6 @@
 /* sr-ctl-complete.c: words for the shell's completion
  *
- * "session-restore-ctl _complete keys|values KEY|apps|excluded" prints one
+ * "session-restore-ctl _complete keys|settable|values KEY|apps|excluded" prints one
  * word a line; the bash completion script asks it, so that the keys, their
  * values and the app ids live here and in the service, not in the script.
  * Never interactive, never an error message: a completion that cannot be
@@ -46,6 +46,20 @@ sr_ctl_cmd_complete (SrCtl  *ctl,
       const SrCtlKey *keys = sr_ctl_keys (&n_keys);
       for (guint i = 0; i < n_keys; i++)
         g_print ("%s\n", keys[i].key);
+    }
+  /* What "set" and "reset" take: not admin-excluded-apps, which only the
+   * administrator sets, nor a key the administrator locked, when the
+   * service says which. */
+  else if (g_str_equal (what, "settable"))
+    {
+      guint n_keys;
+      const SrCtlKey *keys = sr_ctl_keys (&n_keys);
+      gboolean connected = sr_ctl_connect (ctl, NULL);
+
+      for (guint i = 0; i < n_keys; i++)
+        if (!g_str_equal (keys[i].key, "admin-excluded-apps") &&
+            !(connected && sr_policy_client_is_locked (ctl->client, keys[i].key)))
+          g_print ("%s\n", keys[i].key);
     }
   else if (g_str_equal (what, "values") && argc > 2)
     {

@@ -185,7 +185,10 @@ class CompletionTest(CtlTestCase):
         self.assertEqual(self.complete('c'), ['check', 'clear'])
         self.assertIn('monitor', self.complete(''))
         self.assertEqual(self.complete('get', 'max'), ['max-age-days'])
-        self.assertEqual(len(self.complete('set', '')), 9)
+        # Only the keys set takes: not the administrator's list.
+        self.assertEqual(len(self.complete('set', '')), 8)
+        self.assertEqual(self.complete('reset', 'admin'), [])
+        self.assertEqual(self.complete('get', 'admin'), ['admin-excluded-apps'])
         self.assertEqual(self.complete('set', 'login-restore', ''), ['always', 'ask', 'never'])
         self.assertEqual(self.complete('set', 'enabled', 'f'), ['false'])
         self.assertEqual(self.complete('check', 'org.example.Alpha', '--reason', 're'), ['recover', 'restore'])

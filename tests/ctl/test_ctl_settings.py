@@ -192,6 +192,13 @@ class ResetLockedTest(CtlTestCase):
     site = {'login-restore': 'never'}
     locks = ('login-restore',)
 
+    def test_completion_leaves_locked_keys_out(self):
+        settable = self.assertCtl(OK, '_complete', 'settable').stdout.split()
+        self.assertNotIn('login-restore', settable)
+        self.assertNotIn('admin-excluded-apps', settable)
+        self.assertIn('max-age-days', settable)
+        self.assertIn('login-restore', self.assertCtl(OK, '_complete', 'keys').stdout.split())
+
     def test_locked(self):
         stderr = self.assertCtl(LOCKED, 'reset', 'login-restore').stderr
         self.assertIn('locked by the administrator', stderr)
@@ -219,6 +226,10 @@ class CompleteTest(CtlTestCase):
             'crash-loop-window'])
         self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'login-restore').stdout,
                          'always\nask\nnever\n')
+        # What set and reset take: not the administrator's list.
+        self.assertEqual(self.assertCtl(OK, '_complete', 'settable').stdout.split(), [
+            'enabled', 'login-restore', 'restore-after-crash', 'restore-on-launch',
+            'excluded-apps', 'max-age-days', 'crash-loop-threshold', 'crash-loop-window'])
         self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'enabled').stdout, 'true\nfalse\n')
         self.assertEqual(self.assertCtl(OK, '_complete', 'values', 'max-age-days').stdout, '')
         self.assertEqual(self.assertCtl(OK, '_complete', 'apps').stdout, '')
