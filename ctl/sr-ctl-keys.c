@@ -240,3 +240,72 @@ sr_ctl_key_parse (const SrCtlKey  *key,
     }
   return g_steal_pointer (&value);
 }
+
+/* While the service is not running, what it will read: the schema's keys
+ * as GSettings has them (the user's dconf, the administrator's defaults
+ * and locks), "enabled" ANDed with GNOME's switch, and locked when either
+ * is, as policyd does. */
+struct _SrCtlLocalSettings {
+  GSettings *settings;   /* (owned) */
+  GSettings *desktop;    /* (owned) (nullable): where GNOME's key is installed */
+};
+
+#define DESKTOP_SCHEMA "org.gnome.desktop.session"
+#define DESKTOP_KEY "save-restore"
+
+SrCtlLocalSettings *
+sr_ctl_local_settings_new (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettingsSchema) desktop = NULL;
+  SrCtlLocalSettings *local;
+
+  if (source == NULL)
+    return NULL;
+  schema = g_settings_schema_source_lookup (source, SR_SETTINGS_SCHEMA, TRUE);
+  if (schema == NULL)
+    return NULL;
+  local = g_new0 (SrCtlLocalSettings, 1);
+  local->settings = g_settings_new_full (schema, NULL, NULL);
+  desktop = g_settings_schema_source_lookup (source, DESKTOP_SCHEMA, TRUE);
+  if (desktop != NULL && g_settings_schema_has_key (desktop, DESKTOP_KEY))
+    local->desktop = g_settings_new_full (desktop, NULL, NULL);
+  return local;
+}
+
+void
+sr_ctl_local_settings_free (SrCtlLocalSettings *local)
+{
+  g_clear_object (&local->settings);
+  g_clear_object (&local->desktop);
+  g_free (local);
+}
+
+/* The value in force of @key, or NULL when the schema lacks it. */
+GVariant *
+sr_ctl_local_settings_get (SrCtlLocalSettings *local,
+                           const SrCtlKey     *key,
+                           gboolean           *out_locked)
+{
+  g_autoptr(GSettingsSchema) schema = NULL;
+  GVariant *value;
+
+  g_object_get (local->settings, "settings-schema", &schema, NULL);
+  if (!g_settings_schema_has_key (schema, key->key))
+    return NULL;
+  value = g_settings_get_value (local->settings, key->key);
+  *out_locked = !g_settings_is_writable (local->settings, key->key);
+  if (local->desktop != NULL && g_str_equal (key->key, "enabled"))
+    {
+      gboolean desktop_on = g_settings_get_boolean (local->desktop, DESKTOP_KEY);
+
+      *out_locked = *out_locked || !g_settings_is_writable (local->desktop, DESKTOP_KEY);
+      if (!desktop_on)
+        {
+          g_variant_unref (value);
+          value = g_variant_ref_sink (g_variant_new_boolean (FALSE));
+        }
+    }
+  return value;
+}

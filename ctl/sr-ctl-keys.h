@@ -32,4 +32,14 @@ GVariant           *sr_ctl_key_parse      (const SrCtlKey *key,
                                            const char     *text,
                                            GError        **error);
 
+typedef struct _SrCtlLocalSettings SrCtlLocalSettings;
+
+SrCtlLocalSettings *sr_ctl_local_settings_new  (void);
+void                sr_ctl_local_settings_free (SrCtlLocalSettings *local);
+GVariant           *sr_ctl_local_settings_get  (SrCtlLocalSettings *local,
+                                                const SrCtlKey     *key,
+                                                gboolean           *out_locked);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SrCtlLocalSettings, sr_ctl_local_settings_free)
+
 G_END_DECLS

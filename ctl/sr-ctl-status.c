@@ -142,16 +142,54 @@ append_consumers_line (const StatusFacts *facts,
   g_string_append_c (out, '\n');
 }
 
+/* A setting's value in force, and its lock: the service's, or with @local
+ * (the service is not there) GSettings'. NULL when neither tells. */
+static GVariant *
+setting_value (SrCtl              *ctl,
+               SrCtlLocalSettings *local,
+               const SrCtlKey     *key,
+               gboolean           *out_locked)
+{
+  if (local != NULL)
+    return sr_ctl_local_settings_get (local, key, out_locked);
+  *out_locked = sr_policy_client_is_locked (ctl->client, key->key);
+  return sr_policy_client_dup_value (ctl->client, key->key);
+}
+
+static void
+append_settings_table (SrCtl              *ctl,
+                       SrCtlLocalSettings *local,
+                       GString            *out)
+{
+  const char *headers[] = { "SETTING", "VALUE", "", NULL };
+  g_autoptr(SrCtlTable) table = sr_ctl_table_new (3, headers);
+  const SrCtlKey *keys;
+  guint n_keys;
+
+  keys = sr_ctl_keys (&n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    {
+      gboolean locked = FALSE;
+      g_autoptr(GVariant) value = setting_value (ctl, local, &keys[i], &locked);
+      char **cells = g_new0 (char *, 4);
+
+      cells[0] = g_strdup (keys[i].key);
+      /* As "get" prints it, a list on one line. */
+      cells[1] = value != NULL ? sr_ctl_value_inline (value, "(none)") : g_strdup ("?");
+      cells[2] = locked
+                   ? sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "locked by the administrator")
+                   : g_strdup ("");
+      sr_ctl_table_add (table, cells);
+    }
+  sr_ctl_table_print (table, ctl->color, out);
+}
+
 static void
 write_text (SrCtl             *ctl,
             const StatusFacts *facts,
             GString           *out)
 {
   g_autofree char *running = sr_ctl_styled (ctl->color, SR_CTL_STYLE_GOOD, "running");
-  const char *headers[] = { "SETTING", "VALUE", "", NULL };
-  g_autoptr(SrCtlTable) table = sr_ctl_table_new (3, headers);
-  const SrCtlKey *keys;
-  guint n_keys;
 
   g_string_append_printf (out, "Service:          %s (%s", running, facts->owner);
   if (facts->has_pid)
@@ -172,22 +210,47 @@ write_text (SrCtl             *ctl,
                               facts->complete ? "" : " (some could not be read: see “list”)");
     }
   g_string_append_c (out, '\n');
+  append_settings_table (ctl, NULL, out);
+}
 
+/* Without the service (or with one not to trust): what it will read. */
+static void
+write_text_without_service (SrCtl              *ctl,
+                            SrCtlLocalSettings *local,
+                            GString            *out)
+{
+  const char *state = ctl->untrusted ? "not trusted" : "not running";
+
+  g_string_printf (out, "Service:          %s\n", state);
+  if (local == NULL)
+    return;
+  g_string_append_printf (out, "Settings:         read from the settings; the service is %s\n\n",
+                          state);
+  append_settings_table (ctl, local, out);
+}
+
+static void
+write_json_settings (SrCtl              *ctl,
+                     SrCtlLocalSettings *local,
+                     SrJson             *json)
+{
+  const SrCtlKey *keys;
+  guint n_keys;
+
+  sr_json_key (json, "settings");
+  sr_json_begin_object (json);
   keys = sr_ctl_keys (&n_keys);
   for (guint i = 0; i < n_keys; i++)
     {
-      g_autoptr(GVariant) value = sr_policy_client_dup_value (ctl->client, keys[i].key);
-      char **cells = g_new0 (char *, 4);
+      gboolean locked = FALSE;
+      g_autoptr(GVariant) value = setting_value (ctl, local, &keys[i], &locked);
 
-      cells[0] = g_strdup (keys[i].key);
-      /* As "get" prints it, a list on one line. */
-      cells[1] = value != NULL ? sr_ctl_value_inline (value, "(none)") : g_strdup ("?");
-      cells[2] = sr_policy_client_is_locked (ctl->client, keys[i].key)
-                   ? sr_ctl_styled (ctl->color, SR_CTL_STYLE_WARN, "locked by the administrator")
-                   : g_strdup ("");
-      sr_ctl_table_add (table, cells);
+      sr_json_key (json, keys[i].key);
+      sr_json_begin_object (json);
+      sr_ctl_key_json_fields (json, value, locked);
+      sr_json_end_object (json);
     }
-  sr_ctl_table_print (table, ctl->color, out);
+  sr_json_end_object (json);
 }
 
 static void
@@ -267,14 +330,14 @@ write_json_saved_sessions (const StatusFacts *facts,
   sr_json_end_object (json);
 }
 
-/* @facts NULL: the service is not there (or not to be trusted). */
+/* @facts NULL: the service is not there (or not to be trusted); then the
+ * settings are @local's, GSettings' (NULL: the schema is not installed). */
 static void
-write_json (SrCtl             *ctl,
-            const StatusFacts *facts,
-            GString           *out)
+write_json (SrCtl              *ctl,
+            const StatusFacts  *facts,
+            SrCtlLocalSettings *local,
+            GString            *out)
 {
-  const SrCtlKey *keys;
-  guint n_keys;
   SrJson json;
 
   sr_json_init (&json, out);
@@ -301,6 +364,14 @@ write_json (SrCtl             *ctl,
   sr_json_end_object (&json);
   if (facts == NULL)
     {
+      sr_json_key (&json, "settings_from");
+      if (local != NULL)
+        {
+          sr_json_string (&json, "settings");
+          write_json_settings (ctl, local, &json);
+        }
+      else
+        sr_json_null (&json);
       sr_json_end_object (&json);
       return;
     }
@@ -309,19 +380,9 @@ write_json (SrCtl             *ctl,
 
   write_json_saved_sessions (facts, &json);
 
-  sr_json_key (&json, "settings");
-  sr_json_begin_object (&json);
-  keys = sr_ctl_keys (&n_keys);
-  for (guint i = 0; i < n_keys; i++)
-    {
-      g_autoptr(GVariant) value = sr_policy_client_dup_value (ctl->client, keys[i].key);
-
-      sr_json_key (&json, keys[i].key);
-      sr_json_begin_object (&json);
-      sr_ctl_key_json_fields (&json, value, sr_policy_client_is_locked (ctl->client, keys[i].key));
-      sr_json_end_object (&json);
-    }
-  sr_json_end_object (&json);
+  sr_json_key (&json, "settings_from");
+  sr_json_string (&json, "service");
+  write_json_settings (ctl, NULL, &json);
   sr_json_end_object (&json);
 }
 
@@ -353,18 +414,19 @@ sr_ctl_cmd_status (SrCtl  *ctl,
 
   if (!sr_ctl_connect (ctl, &error))
     {
+      g_autoptr(SrCtlLocalSettings) local = sr_ctl_local_settings_new ();
+
       if (json)
-        write_json (ctl, NULL, out);
+        write_json (ctl, NULL, local, out);
       else
-        g_string_printf (out, "Service:          %s\n",
-                         ctl->untrusted ? "not trusted" : "not running");
+        write_text_without_service (ctl, local, out);
       sr_ctl_print (out);
       return sr_ctl_fail (error);
     }
 
   gather (ctl, &facts);
   if (json)
-    write_json (ctl, &facts, out);
+    write_json (ctl, &facts, NULL, out);
   else
     write_text (ctl, &facts, out);
   sr_ctl_print (out);

@@ -9,8 +9,8 @@ import unittest
 
 from ctltest import FAILED, INVALID, LOCKED, NOT_ALLOWED, OK, UNAVAILABLE, CtlTestCase
 from simulator import Simulator
-from srtest import (BUS_NAME, IFACE, OBJECT_PATH, POLICYD, PYTHON, Gio, GLib, RealPolkit,
-                    files_under)
+from srtest import (BUS_NAME, DESKTOP_SCHEMA, IFACE, OBJECT_PATH, POLICYD, PYTHON, Gio, GLib,
+                    RealPolkit, files_under)
 
 A = 'org.example.Alpha'
 
@@ -147,17 +147,17 @@ class ServiceAbsentTest(CtlTestCase):
     start = False
 
     def test_absent(self):
-        for args in ((), ('status',), ('status', '--json'), ('list', '--json'), ('get', 'enabled'),
+        for args in ((), ('status',), ('status', '--json'), ('list', '--json'),
                      ('set', 'enabled', 'false'), ('reset', 'enabled'), ('check', A),
                      ('check', '--json', A), ('clear', '--yes'), ('monitor',), ('exclude', A),
                      ('reset-crash-guard', A)):
             result = self.assertCtl(UNAVAILABLE, *args)
             self.assertIn('The Session Restore service (org.gnome.SessionRestore.Policy) is not '
                           'running and could not be started', result.stderr)
-        self.assertEqual(self.ctl('status').stdout, 'Service:          not running\n')
         # A script reading JSON gets JSON, and the exit status.
-        self.assertEqual(json.loads(self.ctl('status', '--json').stdout), {'service': {
-            'state': 'missing', 'bus_name': None, 'pid': None, 'version': None}})
+        doc = json.loads(self.ctl('status', '--json').stdout)
+        self.assertEqual(doc['service'], {
+            'state': 'missing', 'bus_name': None, 'pid': None, 'version': None})
         self.assertEqual(self.s.gsettings_value('enabled'), True)
 
     def test_activation_is_tried_first(self):
@@ -169,3 +169,39 @@ class ServiceAbsentTest(CtlTestCase):
         self.assertIn('Service:          running', out)
         self.assertIsNotNone(self.s.owner_pid())
         self.addCleanup(lambda: os.kill(self.s.owner_pid(), 15) if self.s.owner_pid() else None)
+
+
+class ServiceAbsentSettingsTest(CtlTestCase):
+    start = False
+    site = {'max-age-days': 5}
+    locks = ('max-age-days',)
+
+    def test_settings_read_from_gsettings(self):
+        # What the service will read, marked as such: the schema's keys,
+        # the administrator's lock, and GNOME's switch ANDed with ours.
+        self.s.gsettings('set', 'login-restore', 'ask')
+        self.s.gsettings('set', 'excluded-apps', f"['{A}', 'org.example.Beta']")
+        self.s.gsettings('set', 'save-restore', 'false', schema=DESKTOP_SCHEMA)
+        out = self.assertCtl(UNAVAILABLE, 'status').stdout
+        self.assertTrue(out.startswith('Service:          not running\n'
+                                       'Settings:         read from the settings; the service '
+                                       'is not running\n\n'), out)
+        lines = {line.split()[0]: line for line in out.splitlines()[3:]}
+        self.assertRegex(lines['enabled'], r'^enabled +false$')
+        self.assertRegex(lines['login-restore'], r'^login-restore +ask$')
+        self.assertRegex(lines['excluded-apps'], rf'^excluded-apps +{A}, org\.example\.Beta$')
+        self.assertRegex(lines['max-age-days'], r'^max-age-days +5 +locked by the administrator$')
+        doc = json.loads(self.assertCtl(UNAVAILABLE, 'status', '--json').stdout)
+        self.assertEqual(doc['settings_from'], 'settings')
+        self.assertEqual(doc['settings']['enabled'], {'value': False, 'locked': False})
+        self.assertEqual(doc['settings']['max-age-days'], {'value': 5, 'locked': True})
+        self.assertEqual(len(doc['settings']), 9)
+        # get answers, and says where from.
+        result = self.assertCtl(OK, 'get', 'login-restore')
+        self.assertEqual(result.stdout, 'ask\n')
+        self.assertEqual(result.stderr, 'session-restore-ctl: read from the settings; the service '
+                                        'is not running\n')
+        self.assertEqual(json.loads(self.assertCtl(OK, 'get', '--json', 'max-age-days').stdout),
+                         {'key': 'max-age-days', 'value': 5, 'locked': True})
+        self.assertEqual(self.assertCtl(OK, 'get', 'enabled').stdout, 'false\n')
+        self.assertIsNone(self.s.owner_pid())

@@ -41,8 +41,14 @@ class UntrustedBase(CtlTestCase):
                      ('exclude', A), ('status',), ('list',)):
             result = self.assertCtl(UNAVAILABLE, *args)
             self.assertIn('is not one this tool trusts: ' + why, result.stderr, args)
-            self.assertEqual(result.stdout,
-                             'Service:          not trusted\n' if args == ('status',) else '', args)
+            if args == ('status',):
+                # The settings, from GSettings: nothing the stand-in says.
+                self.assertTrue(result.stdout.startswith(
+                    'Service:          not trusted\n'
+                    'Settings:         read from the settings; the service is not trusted\n'),
+                    result.stdout)
+            else:
+                self.assertEqual(result.stdout, '', args)
         self.assertEqual(fakepolicyd.calls(self.log), [])
 
     def sandbox(self):
