@@ -71,7 +71,7 @@ describe (SrAppItem  *item,
                                                       sr_app_item_get_bytes (item)));
       g_ptr_array_add (parts, g_strdup (sr_app_item_get_at_login (item)
                                         ? _("reopens at login")
-                                        : _("remembers window sizes only")));
+                                        : _("comes back when you open it")));
       break;
     case SR_APP_STATE_NONE:
     default:

@@ -158,7 +158,10 @@ sr_format_consumers (GVariant      *consumers,
     {
       g_variant_iter_init (&iter, consumers);
       while (g_variant_iter_next (&iter, "(&sx)", &name, &last))
-        g_ptr_array_add (names, consumer_name (name, app_name, program_name, user_data));
+        /* "session-restore-ctl check" asks as a script would, to see what
+         * policyd says: it saves and restores nothing. */
+        if (!g_str_equal (name, "session-restore-ctl"))
+          g_ptr_array_add (names, consumer_name (name, app_name, program_name, user_data));
     }
   if (names->len == 0)
     return g_strdup (_("Nothing on this desktop has asked yet: your desktop may not restore apps"));

@@ -167,7 +167,7 @@ class PanelTest(PanelTestCase):
     def test_rows_say_what_will_come_back(self):
         write_state_file(self.s, ZOO)
         self.show_view('Apps')
-        self.wait_until(lambda: 'remembers window sizes only' in self.row_text('Zoo Keeper'),
+        self.wait_until(lambda: 'comes back when you open it' in self.row_text('Zoo Keeper'),
                         'Zoo Keeper listed')
         self.assertIn('1 window', self.row_text('Files'))
         self.assertIn('reopens at login', self.row_text('Files'))

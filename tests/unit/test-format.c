@@ -86,6 +86,10 @@ test_consumers (void)
     "[('snap/snap.unknown', int64 1)]"));
   g_autoptr(GVariant) other_sandboxed = g_variant_ref_sink (g_variant_new_parsed (
     "[('flatpak/org.example.Other', int64 1)]"));
+  g_autoptr(GVariant) ctl = g_variant_ref_sink (g_variant_new_parsed (
+    "[('session-restore-ctl', int64 5), ('mutter', 1)]"));
+  g_autoptr(GVariant) ctl_only = g_variant_ref_sink (g_variant_new_parsed (
+    "[('session-restore-ctl', int64 5)]"));
   g_autoptr(GHashTable) programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   check (sr_format_consumers (NULL, app_name, program_name, NULL),
@@ -97,6 +101,10 @@ test_consumers (void)
   check (sr_format_consumers (sandboxed, app_name, program_name, NULL),
          "Used by mutter, Known App (sandboxed app) and 1 other");
   check (sr_format_consumers (unknown, app_name, program_name, NULL), "Used by snap.unknown (sandboxed app)");
+  /* session-restore-ctl's checks save and restore nothing. */
+  check (sr_format_consumers (ctl, app_name, program_name, NULL), "Used by mutter");
+  check (sr_format_consumers (ctl_only, app_name, program_name, NULL),
+         "Nothing on this desktop has asked yet: your desktop may not restore apps");
   /* A program with a desktop file goes by its Name; one without, by its
    * executable's name. */
   g_hash_table_insert (programs, g_strdup ("mutter"), g_strdup ("Mutter"));
