@@ -8,7 +8,8 @@
  * session file that another app rewrote since is judged by its own save,
  * an app that tells no time of its own by the file's, and an app that
  * saved since keeps a saved session. Lengthening, or a limit that reaches
- * nothing, asks nothing. Cancel puts the old value back.
+ * nothing, asks nothing. While it counts and asks, the old value stays in
+ * force, and Cancel leaves it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -130,8 +131,10 @@ on_counted_cb (GObject      *source,
 }
 
 /* Sets "max-age-days" to @days (-1: forever), asking first when that
- * clears saved sessions. */
-void
+ * clears saved sessions. Returns whether it may ask: the saved sessions
+ * are counted first, and the value in force stays until the user
+ * confirms (or nothing is older). */
+gboolean
 sr_retention_set (GtkWidget *from,
                   SrClient  *client,
                   SrAppList *apps,
@@ -146,7 +149,10 @@ sr_retention_set (GtkWidget *from,
   r->apps = g_object_ref (apps);
   r->days = days;
   if (days < 0 || (old >= 0 && days >= old))
-    set_days (r);
-  else
-    sr_app_list_reload_async (apps, NULL, on_counted_cb, r);
+    {
+      set_days (r);
+      return FALSE;
+    }
+  sr_app_list_reload_async (apps, NULL, on_counted_cb, r);
+  return TRUE;
 }

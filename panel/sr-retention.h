@@ -11,9 +11,9 @@
 
 G_BEGIN_DECLS
 
-void sr_retention_set (GtkWidget *from,
-                       SrClient  *client,
-                       SrAppList *apps,
-                       int        days);
+gboolean sr_retention_set (GtkWidget *from,
+                           SrClient  *client,
+                           SrAppList *apps,
+                           int        days);
 
 G_END_DECLS

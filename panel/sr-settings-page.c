@@ -3,7 +3,10 @@
  * Everything shown comes from policyd's properties and is re-read whenever
  * they change, whoever changed them. A change the user makes is sent to
  * policyd and shows once policyd has made it: on a refusal the controls go
- * back to what is in force, and a toast says why.
+ * back to what is in force, and a toast says why. A change that asks first
+ * (turning the master switch off, shortening how long saved sessions are
+ * kept) leaves its control showing what is in force while it asks: only
+ * policyd's answer moves it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,6 +36,7 @@ struct _SrSettingsPage {
   gboolean updating;              /* controls are being set from policyd */
   int keep_extra;                 /* a max-age-days value outside keep_days, or 0 */
   gboolean on_gnome;              /* gnome-session, not our backend, answers apps */
+  guint resync_id;                /* puts the controls back to what is in force */
 
   AdwPreferencesGroup *enabled_group;
   GtkSwitch *enabled_switch;
@@ -233,6 +237,27 @@ sync_settings (SrSettingsPage *self)
   self->updating = FALSE;
 }
 
+/* GtkSwitch and AdwComboRow tell of a change once they show it: a
+ * change that asks first puts them back right after, before anything
+ * else is done (a frame drawn, a screen reader answered), so that
+ * neither shows what is not so. */
+static gboolean
+resync_cb (gpointer user_data)
+{
+  SrSettingsPage *self = user_data;
+
+  self->resync_id = 0;
+  sync_settings (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+resync_soon (SrSettingsPage *self)
+{
+  if (self->resync_id == 0)
+    self->resync_id = g_idle_add_full (G_PRIORITY_HIGH, resync_cb, self, NULL);
+}
+
 typedef struct {
   SrSettingsPage *self;   /* (owned) */
   char *failed;           /* (owned) the toast's subject on a failure */
@@ -301,8 +326,12 @@ on_enabled_switch_state_set_cb (SrSettingsPage *self,
   if (state)
     sr_settings_page_turn_on (self);
   else
-    sr_clear_dialog_ask_to_clear_all (GTK_WIDGET (self), self->client, self->apps,
-                                      TRUE);   /* turning off clears: ask first */
+    {
+      /* Turning off clears: it asks first, and the switch stays on
+       * until policyd has turned it off. */
+      sr_clear_dialog_ask_to_clear_all (GTK_WIDGET (self), self->client, self->apps, TRUE);
+      resync_soon (self);
+    }
   return TRUE;
 }
 
@@ -341,9 +370,11 @@ on_keep_row_selected_cb (SrSettingsPage *self)
 
   if (self->updating || self->client == NULL || selected == GTK_INVALID_LIST_POSITION)
     return;
-  /* Shortening it may clear saved sessions: that asks first. */
-  sr_retention_set (GTK_WIDGET (self), self->client, self->apps,
-                    selected < G_N_ELEMENTS (keep_days) ? keep_days[selected] : self->keep_extra);
+  /* Shortening it may clear saved sessions: that asks first, and the row
+   * shows the value in force until policyd has changed it. */
+  if (sr_retention_set (GTK_WIDGET (self), self->client, self->apps,
+                        selected < G_N_ELEMENTS (keep_days) ? keep_days[selected] : self->keep_extra))
+    resync_soon (self);
 }
 
 void
@@ -360,6 +391,7 @@ sr_settings_page_dispose (GObject *object)
 {
   SrSettingsPage *self = SR_SETTINGS_PAGE (object);
 
+  g_clear_handle_id (&self->resync_id, g_source_remove);
   if (self->client != NULL)
     g_signal_handlers_disconnect_by_data (self->client, self);
   if (self->apps != NULL)

@@ -487,11 +487,14 @@ class PanelTestCase(unittest.TestCase):
 
     def choose_keep(self, keys, description):
         """Picks a value of "Keep Saved Sessions For" from its list, which
-        opens on the value in force, by @keys."""
+        opens on the value in force, by @keys, until the row says
+        @description, or, when it asks first (the row then still says the
+        value in force), until it asks."""
         self.open_list('Keep Saved Sessions For')
         self.key(*keys, 'Return')
-        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
-                        description, f'the row to say {description}')
+        self.wait_until(lambda: self.find_all('label', 'will be cleared') or
+                        self.find('combo box', 'Keep Saved Sessions For').get_description() ==
+                        description, f'the row to say {description}, or a question')
 
     def resize(self, width, height):
         subprocess.run(['xdotool', 'search', '--sync', '--name', f'^{self.window_title}$',

@@ -92,17 +92,22 @@ class FeedbackTest(PanelTestCase):
         body = self.find('label', 'will be cleared')
         self.assertEqual(body.get_name(), '2 saved sessions are older than 7 days and will be cleared. '
                                           'This cannot be undone.')
+        # While it asks, the row says what is in force.
+        self.assertEqual(self.find('combo box', 'Keep Saved Sessions For').get_description(), '30 Days')
         self.screenshot('retention-dialog')
         self.click_button('Cancel')
         self.gone('label', 'will be cleared')
-        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
-                        '30 Days', 'the row to say 30 Days again')
+        time.sleep(0.3)   # time enough to have moved
+        self.assertEqual(self.find('combo box', 'Keep Saved Sessions For').get_description(), '30 Days')
         self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
         self.assertEqual(len(self.state_files()), 3)
 
-        # Confirmed: set, the two cleared, and said so.
+        # Confirmed: set, the two cleared, and said so; the row follows.
         self.choose_keep(['Up'], '7 Days')
+        self.assertEqual(self.find('combo box', 'Keep Saved Sessions For').get_description(), '30 Days')
         self.click_button('Clear')
+        self.wait_until(lambda: self.find('combo box', 'Keep Saved Sessions For').get_description() ==
+                        '7 Days', 'the row to say 7 Days')
         self.wait_until(lambda: self.s.gsettings_value('max-age-days') == 7, 'max-age-days=7')
         self.wait_until(lambda: [n for n in self.state_files() if not n.startswith(EDITOR)] == [],
                         'the older saved sessions to go')

@@ -48,8 +48,11 @@ class PanelTest(PanelTestCase):
 
     def test_master_switch_asks_then_clears_everything(self):
         self.screenshot('normal')
-        # Cancel first: nothing happens.
+        # Cancel first: nothing happens. While it asks, the switch says
+        # what is so: on.
         self.toggle('Save and Restore Apps')
+        self.find('label', 'will be cleared')
+        self.assertTrue(self.checked('Save and Restore Apps'))
         self.click_button('Cancel')
         self.gone('button', 'Turn Off')
         self.assertTrue(self.checked('Save and Restore Apps'))
@@ -60,6 +63,8 @@ class PanelTest(PanelTestCase):
         dialog_text = self.find('label', 'will be cleared')
         self.assertIn('3 saved sessions', dialog_text.get_name())
         self.assertIn('cannot be undone', dialog_text.get_name())
+        time.sleep(0.3)   # time enough to have moved
+        self.assertTrue(self.checked('Save and Restore Apps'))
         self.click_button('Turn Off')
         self.wait_until(lambda: self.s.gsettings_value('enabled') is False, 'enabled=false in gsettings')
         self.wait_until(lambda: not self.checked('Save and Restore Apps'), 'the switch to follow')
