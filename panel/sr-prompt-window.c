@@ -2,7 +2,9 @@
  *
  * A normal window (an AdwMessageDialog without a parent, so it needs no
  * shell): one row per app, with its icon, name and window count and a
- * check box, checked; "Remember my choice"; Don't Restore and Restore.
+ * check box, checked (described by the window count too); a line on
+ * what no answer does; "Remember my choice"; Don't Restore and Restore.
+ * The window is titled by its question.
  * Escape and closing the window are Don't Restore. Keyboard: Tab moves
  * through the boxes and the buttons, Space toggles, Enter restores.
  *
@@ -145,16 +147,15 @@ app_row (const char *app_id,
   GIcon *icon = app_info != NULL ? g_app_info_get_icon (G_APP_INFO (app_info)) : NULL;
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *image, *check;
+  g_autofree char *subtitle = NULL;
   guint32 windows;
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   if (g_variant_dict_lookup (&dict, "windows", "u", &windows) && windows > 0)
-    {
-      g_autofree char *subtitle =
-        g_strdup_printf (ngettext ("%u window", "%u windows", windows), windows);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-    }
+    subtitle = g_strdup_printf (ngettext ("%u window", "%u windows", windows), windows);
+  if (subtitle != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   image = icon != NULL ? gtk_image_new_from_gicon (icon)
                        : gtk_image_new_from_icon_name ("application-x-executable");
   gtk_image_set_icon_size (GTK_IMAGE (image), GTK_ICON_SIZE_LARGE);
@@ -170,6 +171,13 @@ app_row (const char *app_id,
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
   /* libadwaita labels it by the row's title too: "Files Files". */
   gtk_accessible_reset_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+  /* It describes it by the subtitle label, which GTK 4.8 reads as the
+   * label's own description, empty: the box is described by the window
+   * count itself, where the listing has one. */
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY);
+  if (subtitle != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    subtitle, -1);
   *out_check = check;
   return row;
 }
@@ -188,6 +196,7 @@ sr_prompt_window_new (GtkApplication   *app,
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   GtkWidget *list = gtk_list_box_new ();
   GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkWidget *no_answer;
   GVariantIter iter;
   const char *app_id;
   GVariant *info;
@@ -200,7 +209,9 @@ sr_prompt_window_new (GtkApplication   *app,
   g_object_set_data_full (G_OBJECT (dialog), "sr-prompt", prompt, (GDestroyNotify) prompt_free);
 
   gtk_window_set_application (GTK_WINDOW (dialog), app);
-  gtk_window_set_title (GTK_WINDOW (dialog), _("Session Restore"));
+  /* Named by its question: what a screen reader announces, and what a
+   * window list shows. */
+  gtk_window_set_title (GTK_WINDOW (dialog), _("Restore Apps From Your Last Session?"));
   gtk_window_set_icon_name (GTK_WINDOW (dialog), APP_ID);
   adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog),
                                n > 0 ? _("These apps were open when you last logged out. "
@@ -238,6 +249,15 @@ sr_prompt_window_new (GtkApplication   *app,
       gtk_widget_set_visible (list, n > 0);
       gtk_box_append (GTK_BOX (box), list);
     }
+
+  /* What policyd does when nobody answers in time ("ask-timeout"):
+   * nothing reopens at this login, and the state stays for later. */
+  no_answer = gtk_label_new (_("If you do not answer, the apps are not reopened now; "
+                               "their saved sessions are kept."));
+  gtk_label_set_wrap (GTK_LABEL (no_answer), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (no_answer), 0);
+  gtk_widget_add_css_class (no_answer, "dim-label");
+  gtk_box_append (GTK_BOX (box), no_answer);
 
   prompt->remember = gtk_check_button_new_with_mnemonic (_("Re_member my choice"));
   gtk_widget_set_tooltip_text (prompt->remember,

@@ -6,12 +6,16 @@ here through AT-SPI; every app gets the answer the user chose.
 
 Each case starts a policyd of its own: an answer holds for a policyd's
 life (a login)."""
+import os
 import time
 
 from narrowtest import assert_fits, dialog_of
 from promptcase import HEADING, PromptCase
-from srtest import ALLOW, DENY, ERROR, GLib
+from srtest import ALLOW, DENY, ERROR, GLib, now_us
 from uitest import APPS, Atspi
+
+NO_ANSWER = ('If you do not answer, the apps are not reopened now; '
+             'their saved sessions are kept.')
 
 
 class PromptTest(PromptCase):
@@ -93,8 +97,51 @@ class PromptTest(PromptCase):
         # the prompt, which goes without a critical warning (the prompt
         # runs with G_DEBUG=fatal-criticals, as every test program does).
         login = self.open_prompt()
-        self.addCleanup(self.s.gsettings, 'set', 'enabled', 'true')
+        # Switched on again through this policyd, as it was switched off,
+        # before the next case's starts: the cases after this one need it.
+        self.addCleanup(self.s.wait_until, lambda: self.s.prop('Enabled'), what='switched on again')
+        self.addCleanup(self.s.set_setting, 'enabled', GLib.Variant('b', True))
         self.s.set_setting('enabled', GLib.Variant('b', False))
         self.assertEqual(self.answer(login), {app: (DENY, 'disabled') for app in APPS})
         self.gone('label', HEADING, timeout=20)
         self.prompt_went_cleanly()
+
+    def test_8a_says_what_no_answer_does(self):
+        # It says so, and it is so: policyd answers "ask-timeout" when
+        # nobody does, nothing reopens at this login, and the saved
+        # sessions stay for later.
+        self.s.stop_policyd()
+        self.s.env['SR_PROMPT_TIMEOUT'] = '15'
+        self.addCleanup(self.s.env.pop, 'SR_PROMPT_TIMEOUT')
+        self.s.start_policyd()
+        self.s.wait_until(lambda: self.s.prop('LoginRestore') == 'ask', what='ask mode')
+        login = self.open_prompt()
+        self.find('label', NO_ANSWER)
+        self.assertEqual(self.answer(login), {app: (DENY, 'ask-timeout') for app in APPS})
+        self.gone('label', HEADING, timeout=20)
+        self.assertEqual(sorted(self.s.list_state()), sorted(APPS))
+
+    def test_8b_window_named_by_its_question(self):
+        # A screen reader announces the window by the question it asks,
+        # not by the app's name.
+        login = self.open_prompt()
+        window = dialog_of(self.find('label', HEADING))
+        self.assertEqual(window.get_name(), HEADING)
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
+
+    def test_8c_boxes_described_by_window_count(self):
+        # Files saved two windows, the others one each (the simulator
+        # writes one window an instance).
+        self.sim.memory['org.example.Files']['2'] = {'saved_at': now_us() - 1000000,
+                                                     'flatpak': False, 'payload': b''}
+        self.sim.write_back()
+        self.addCleanup(os.unlink, self.sim.gtk_path('org.example.Files', '2'))
+        login = self.open_prompt()
+        for app, name in APPS.items():
+            box = self.find('check box', name)
+            self.assertEqual(box.get_name(), name)
+            self.assertEqual(box.get_description(),
+                             '2 windows' if app == 'org.example.Files' else '1 window', name)
+        self.click_button('Restore')
+        self.assertEqual(self.answer(login), {app: (ALLOW, 'allowed') for app in APPS})
