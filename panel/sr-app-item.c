@@ -29,6 +29,7 @@ struct _SrAppItem {
   gboolean at_login;
   gboolean crash_loop;
   SrAppState state;
+  gboolean unknown;        /* the last listing failed: state is not known */
   gboolean excluded;
   gboolean admin_excluded;
   gboolean locked;         /* excluded-apps is locked */
@@ -201,6 +202,7 @@ sr_app_item_set_usage (SrAppItem *self,
                        GVariant  *info)
 {
   gboolean was_listed = sr_app_item_get_listed (self);
+  gboolean was_unknown = self->unknown;
   guint64 bytes = 0;
   gint64 last_saved = 0, last_written = 0;
   guint32 windows = 0;
@@ -226,9 +228,11 @@ sr_app_item_set_usage (SrAppItem *self,
   if (self->bytes == bytes && self->last_saved == last_saved &&
       self->last_written == last_written && self->at_login == at_login &&
       self->crash_loop == crash_loop && self->state == state &&
-      self->windows == (windows == G_MAXUINT32 ? -1 : (int) MIN (windows, G_MAXINT)))
+      self->windows == (windows == G_MAXUINT32 ? -1 : (int) MIN (windows, G_MAXINT)) &&
+      !was_unknown)
     return FALSE;
 
+  self->unknown = FALSE;
   self->bytes = bytes;
   self->last_saved = last_saved;
   self->last_written = last_written;
@@ -241,6 +245,24 @@ sr_app_item_set_usage (SrAppItem *self,
   if (was_listed != sr_app_item_get_listed (self))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LISTED]);
   return TRUE;
+}
+
+/* The listing failed: what the app has saved is not known, which is not
+ * "nothing saved". */
+void
+sr_app_item_set_usage_unknown (SrAppItem *self)
+{
+  sr_app_item_set_usage (self, NULL);
+  if (self->unknown)
+    return;
+  self->unknown = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_USAGE]);
+}
+
+gboolean
+sr_app_item_get_usage_known (SrAppItem *self)
+{
+  return !self->unknown;
 }
 
 gboolean

@@ -35,12 +35,14 @@ gboolean    sr_app_item_get_excluded    (SrAppItem  *self);
 gboolean    sr_app_item_get_admin_excluded (SrAppItem *self);
 gboolean    sr_app_item_get_locked      (SrAppItem  *self);
 gboolean    sr_app_item_get_has_state   (SrAppItem  *self);
+gboolean    sr_app_item_get_usage_known (SrAppItem  *self);
 gboolean    sr_app_item_get_listed      (SrAppItem  *self);
 
 void        sr_app_item_set_app_info    (SrAppItem  *self,
                                          GAppInfo   *info);
 gboolean    sr_app_item_set_usage       (SrAppItem  *self,
                                          GVariant   *info);
+void        sr_app_item_set_usage_unknown (SrAppItem *self);
 gboolean    sr_app_item_set_excluded    (SrAppItem  *self,
                                          gboolean    excluded,
                                          gboolean    admin_excluded,

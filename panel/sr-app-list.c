@@ -206,6 +206,24 @@ apply_listing (SrAppList *self,
   add_items (self, added);
 }
 
+/* A listing that failed says nothing of the saved sessions: what an
+ * earlier one said is not shown as if it still held. */
+static void
+forget_listing (SrAppList *self)
+{
+  GHashTableIter items;
+  gpointer value;
+
+  self->n_saved = 0;
+  self->n_expired = 0;
+  self->n_cleared = 0;
+  self->bytes = 0;
+  self->incomplete = FALSE;
+  g_hash_table_iter_init (&items, self->items);
+  while (g_hash_table_iter_next (&items, NULL, &value))
+    sr_app_item_set_usage_unknown (value);
+}
+
 static void
 finish_listing (SrAppList *self,
                 GVariant  *listing,
@@ -223,6 +241,8 @@ finish_listing (SrAppList *self,
     }
   if (listing != NULL)
     apply_listing (self, listing);
+  else if (error != NULL)
+    forget_listing (self);
   sync_excluded (self);
   self->listed = TRUE;
   g_signal_emit (self, signals[SIGNAL_LISTED], 0);

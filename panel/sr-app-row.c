@@ -22,6 +22,7 @@ struct _SrAppRow {
 
   SrAppItem *item;          /* (owned) (nullable) */
   gulong notify_id;
+  guint resync_id;          /* puts the switch back to what is in force */
 
   GtkImage *icon;
   GtkLabel *name_label;
@@ -75,7 +76,8 @@ describe (SrAppItem  *item,
       break;
     case SR_APP_STATE_NONE:
     default:
-      if (!sr_app_item_get_admin_excluded (item))
+      /* Not known: the page says so once, above the list. */
+      if (!sr_app_item_get_admin_excluded (item) && sr_app_item_get_usage_known (item))
         g_ptr_array_add (parts, sr_format_nothing_saved (sr_app_item_get_excluded (item)));
       break;
     }
@@ -96,6 +98,7 @@ sync_usage (SrAppRow *self)
   GtkWidget *cell = gtk_widget_get_parent (GTK_WIDGET (self));
 
   gtk_label_set_label (self->subtitle_label, subtitle);
+  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), *subtitle != '\0');
   /* The focus lands on the list's cell, which GTK 4.8 names after its
    * class ("GtkListItemWidget"): it reads as the app and what it has,
    * "Files, 1 window, 41.2 kB, reopens at login, saved 5 minutes ago". */
@@ -103,8 +106,13 @@ sync_usage (SrAppRow *self)
     {
       /* Translators: what separates the parts of an app's description, read aloud */
       g_autofree char *spoken = describe (self->item, _(", "));
-      /* Translators: the accessible name of a row of the Apps list: an app's name, then its description */
-      g_autofree char *label = g_strdup_printf (_("%s, %s"), sr_app_item_get_name (self->item), spoken);
+      g_autofree char *label = NULL;
+
+      if (*spoken == '\0')
+        label = g_strdup (sr_app_item_get_name (self->item));
+      else
+        /* Translators: the accessible name of a row of the Apps list: an app's name, then its description */
+        label = g_strdup_printf (_("%s, %s"), sr_app_item_get_name (self->item), spoken);
 
       gtk_accessible_update_property (GTK_ACCESSIBLE (cell), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
     }
@@ -174,6 +182,17 @@ on_item_notify_cb (SrAppRow   *self,
 }
 
 static gboolean
+resync_cb (gpointer user_data)
+{
+  SrAppRow *self = user_data;
+
+  self->resync_id = 0;
+  if (self->item != NULL)
+    sync_from_item (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
 on_save_switch_state_set_cb (SrAppRow *self,
                              gboolean  state)
 {
@@ -181,11 +200,18 @@ on_save_switch_state_set_cb (SrAppRow *self,
     return TRUE;
 
   /* The state follows the service's answer (sync_from_item); until then
-   * the switch shows where the user put it. */
+   * the switch shows where the user put it, unless that asks first. */
   if (state == (!sr_app_item_get_excluded (self->item) && !sr_app_item_get_admin_excluded (self->item)))
     return FALSE;
   gtk_widget_activate_action (GTK_WIDGET (self), "apps.set-excluded", "(sb)",
                               sr_app_item_get_app_id (self->item), !state);
+  /* Turning off what may have a saved session asks first (sr-apps-page.c):
+   * while it asks the switch stays on. GtkSwitch tells of the change once
+   * it shows it: it is put back before anything else is done (a frame
+   * drawn, a screen reader answered). */
+  if (!state && (sr_app_item_get_has_state (self->item) || !sr_app_item_get_usage_known (self->item)) &&
+      self->resync_id == 0)
+    self->resync_id = g_idle_add_full (G_PRIORITY_HIGH, resync_cb, self, NULL);
   return TRUE;
 }
 
@@ -451,6 +477,7 @@ sr_app_row_dispose (GObject *object)
 {
   SrAppRow *self = SR_APP_ROW (object);
 
+  g_clear_handle_id (&self->resync_id, g_source_remove);
   sr_app_row_set_item (self, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), SR_TYPE_APP_ROW);
   G_OBJECT_CLASS (sr_app_row_parent_class)->dispose (object);

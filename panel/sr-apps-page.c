@@ -33,7 +33,8 @@ struct _SrAppsPage {
   GtkStringFilter *search_filter;
   GtkSorter *sorter;
   GtkSortListModel *sorted;
-  AdwStatusPage *failed_page;
+  GtkWidget *failed_notice;
+  GtkLabel *failed_label;
   AdwStatusPage *off_page;
   GtkWidget *turn_on_button;
   GtkWidget *incomplete_notice;
@@ -48,10 +49,20 @@ update_page (SrAppsPage *self)
 {
   SrPolicyClient *policy = self->client != NULL ? sr_client_get_policy (self->client) : NULL;
   const GError *error = self->apps != NULL ? sr_app_list_get_error (self->apps) : NULL;
+  gboolean enabled = policy == NULL || sr_policy_client_get_enabled (policy);
 
   gtk_widget_set_visible (self->incomplete_notice,
                           self->apps != NULL && sr_app_list_get_incomplete (self->apps) &&
-                          error == NULL && (policy == NULL || sr_policy_client_get_enabled (policy)));
+                          error == NULL && enabled);
+  /* The saved sessions could not be listed: the apps are, and what is
+   * not shown is said once, above them. */
+  if (error != NULL)
+    {
+      g_autofree char *why = sr_client_describe_listing_error (error);
+
+      gtk_label_set_label (self->failed_label, why);
+    }
+  gtk_widget_set_visible (self->failed_notice, error != NULL && enabled);
   /* What a row's switch would show, said once for the list. */
   gtk_widget_set_visible (self->locked_notice,
                           policy != NULL && sr_policy_client_get_enabled (policy) &&
@@ -68,13 +79,6 @@ update_page (SrAppsPage *self)
         ? _("Your administrator turned off saving and restoring apps")
         : _("No app is saved or restored until you turn it on"));
       sr_stack_show_only (self->stack, "off");
-    }
-  else if (error != NULL)
-    {
-      g_autofree char *why = sr_client_describe_listing_error (error);
-
-      adw_status_page_set_description (self->failed_page, why);
-      sr_stack_show_only (self->stack, "failed");
     }
   else if (g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) == 0 &&
            gtk_string_filter_get_search (self->search_filter) != NULL)
@@ -288,9 +292,12 @@ ask_before_clearing (SrAppsPage *self,
   /* Translators: %s is an app's name */
                           : g_strdup_printf (_("Could not clear the saved session of %s"), name);
 
+  /* What went is said when it is known. */
   g_object_set_data_full (G_OBJECT (dialog), "request",
                           request_new (self, sr_app_item_get_app_id (item),
-                                       g_strdup_printf (_("Cleared the saved session of %s"), name),
+                                       sr_app_item_get_has_state (item)
+                                         ? g_strdup_printf (_("Cleared the saved session of %s"), name)
+                                         : NULL,
                                        failed, NULL),
                           (GDestroyNotify) request_free);
   g_object_set_data (G_OBJECT (dialog), "turn-off", GINT_TO_POINTER (turn_off));
@@ -306,7 +313,9 @@ set_excluded (SrAppsPage *self,
   const char *name = sr_app_item_get_name (item);
   char *failed;
 
-  if (excluded && sr_app_item_get_has_state (item))
+  /* Turning off clears its saved session: that asks first, and so does
+   * an app whose saved session is not known (the listing failed). */
+  if (excluded && (sr_app_item_get_has_state (item) || !sr_app_item_get_usage_known (item)))
     {
       ask_before_clearing (self, item, TRUE);
       return;
@@ -445,7 +454,8 @@ sr_apps_page_class_init (SrAppsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, search_filter);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, sorter);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, sorted);
-  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, failed_page);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, failed_notice);
+  gtk_widget_class_bind_template_child (widget_class, SrAppsPage, failed_label);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, off_page);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, turn_on_button);
   gtk_widget_class_bind_template_child (widget_class, SrAppsPage, incomplete_notice);

@@ -104,9 +104,14 @@ sr_clear_dialog_new_for_app (GtkWidget *parent,
     {
       /* Translators: %s is an app's name */
       heading = g_strdup_printf (_("Turn Off %s?"), name);
-      /* Translators: an app's name, then what its saved session holds ("1 window, 260 kB") */
-      body = g_strdup_printf (_("%s will no longer be saved or restored, and its saved session "
-                                "(%s) will be cleared. This cannot be undone."), name, size);
+      if (!sr_app_item_get_usage_known (item))
+        /* Translators: %s is an app's name; the saved sessions could not be listed */
+        body = g_strdup_printf (_("%s will no longer be saved or restored, and its saved session, "
+                                  "if it has one, will be cleared. This cannot be undone."), name);
+      else
+        /* Translators: an app's name, then what its saved session holds ("1 window, 260 kB") */
+        body = g_strdup_printf (_("%s will no longer be saved or restored, and its saved session "
+                                  "(%s) will be cleared. This cannot be undone."), name, size);
     }
   else
     {

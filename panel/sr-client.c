@@ -373,14 +373,16 @@ sr_client_describe_error (const GError *error)
   return g_strdup (_("something went wrong"));
 }
 
-/* Why the saved sessions are not shown, as a sentence: a refusal to show
- * them is not a refusal to change anything. */
+/* That the saved sessions are not shown, and why, as one sentence: a
+ * refusal to show them is not a refusal to change anything. */
 char *
 sr_client_describe_listing_error (const GError *error)
 {
+  g_autofree char *why = NULL;
+
   if (g_error_matches (error, SR_ERROR, SR_ERROR_NOT_ALLOWED))
     return g_strdup (_("You are not allowed to see saved sessions"));
-  if (g_error_matches (error, SR_ERROR, SR_ERROR_UNAVAILABLE))
-    return g_strdup (_("Permissions cannot be checked right now"));
-  return g_strdup (_("Something went wrong"));
+  why = sr_client_describe_error (error);
+  return g_strdup_printf (_("%s: %s"), _("Could not read saved sessions"),
+                          why != NULL ? why : _("something went wrong"));
 }

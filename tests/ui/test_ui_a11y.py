@@ -149,7 +149,8 @@ class AccessibilityTest(PanelTestCase):
         # Apps page asked for before that would be left at once.
         self.gone('entry', 'Search apps')
         self.show_view('Apps')
-        self.find('label', 'Could Not Read Saved Sessions')
+        self.find('label', 'You are not allowed to see saved sessions')
+        self.find('switch', 'Save and restore Files')
         self.no_toasts()
         self.assert_well_named('the Apps page, failed')
         self.s.set_allowed(ALL_ACTIONS)

@@ -115,8 +115,11 @@ class PanelTest(PanelTestCase):
         self.toggle('Save and restore Text Editor')
         body = self.find('label', 'will be cleared')
         self.assertIn('1 window', body.get_name())
+        # While it asks, the switch says what is so: on.
+        self.assertTrue(self.checked('Save and restore Text Editor'))
         self.click_button('Cancel')
-        self.wait_until(lambda: self.checked('Save and restore Text Editor'), 'the switch to stay on')
+        self.gone('label', 'will be cleared')
+        self.assertTrue(self.checked('Save and restore Text Editor'))
         self.assertEqual(self.s.gsettings_value('excluded-apps'), [])
 
         self.toggle('Save and restore Text Editor')
@@ -288,15 +291,67 @@ class PanelTest(PanelTestCase):
         finally:
             self.s.start_mock_polkit(ALL_ACTIONS)
 
-    def test_failed_listing_never_says_nothing_saved(self):
-        self.s.set_allowed(['org.gnome.SessionRestore.configure'])
+    def saved_session_labels(self):
+        return [label.get_name() for label in self.find_all('label')
+                if 'saved session' in (label.get_name() or '').lower()]
+
+    def test_failed_listing_still_lists_the_apps(self):
+        # polkit refuses the listing: the apps are listed all the same,
+        # with their switches, and that their saved sessions are not shown
+        # is said once; no row says it has none.
+        self.s.set_allowed(['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear'])
         self.show_view('Apps')
-        self.find('label', 'Could Not Read Saved Sessions')
         self.find('label', 'You are not allowed to see saved sessions')
+        self.find('label', 'Text Editor')
+        self.screenshot('apps-listing-refused')
+        self.assertEqual(self.saved_session_labels(), ['You are not allowed to see saved sessions'])
         self.assertFalse(self.find_all('label', 'Nothing saved'))
+        self.assertFalse(self.find_all('label', 'reopens at login'))
+        self.assertFalse(self.find_all('button', 'Clear saved session of'))
+        self.assertFalse(self.find_all('label', 'make this change'))
+        files = self.find('switch', 'Save and restore Files')
+        self.assertTrue(self.has_state(files, Atspi.StateType.SENSITIVE))
+        self.assertTrue(self.checked('Save and restore Files'))
+
+        # Turning an app off would clear a saved session it may have: it
+        # asks, saying that it is not known, and then turns it off.
+        self.toggle('Save and restore Terminal')
+        self.find('label', 'if it has one')
+        self.assertTrue(self.checked('Save and restore Terminal'))
+        self.click_button('Turn Off')
+        self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [TERMINAL], 'excluded-apps')
+        self.wait_until(lambda: not self.checked('Save and restore Terminal'), 'the switch to follow')
+        self.gone('label', 'if it has one')
+        self.assertEqual(self.saved_session_labels(), ['You are not allowed to see saved sessions'])
+        self.toggle('Save and restore Terminal')
+        self.wait_until(lambda: self.s.gsettings_value('excluded-apps') == [], 'excluded-apps empty')
+
+        # Allowed again: Retry lists them.
         self.s.set_allowed(ALL_ACTIONS)
         self.click_button('Retry')
-        self.find('switch', 'Save and restore Files')
+        self.gone('label', 'You are not allowed to see saved sessions')
+        self.assertIn('reopens at login', self.row_text('Files'))
+        self.assertFalse(self.find_all('button', 'Retry'))
+
+    def test_listing_polkit_cannot_answer_still_lists_the_apps(self):
+        self.show_view('Apps')
+        self.assertIn('reopens at login', self.row_text('Files'))
+        self.s.polkit.terminate()
+        self.s.polkit.wait(10)
+        try:
+            # Shown anew, the page lists again.
+            self.show_view('Apps')
+            notice = self.find('label', 'Could not read saved sessions: permissions cannot be checked')
+            self.assertEqual(self.saved_session_labels(), [notice.get_name()])
+            self.assertFalse(self.find_all('label', 'not allowed'))
+            self.assertFalse(self.find_all('label', 'reopens at login'))
+            self.assertFalse(self.find_all('label', 'Nothing saved'))
+            self.find('switch', 'Save and restore Files')
+            self.find('switch', 'Save and restore Abacus')
+        finally:
+            self.s.start_mock_polkit(ALL_ACTIONS)
+        self.click_button('Retry')
+        self.gone('label', 'Could not read saved sessions')
         self.assertIn('reopens at login', self.row_text('Files'))
 
     def test_every_control_has_a_name_and_takes_focus(self):
