@@ -134,12 +134,17 @@ sr_clear_dialog_new_for_retention (GtkWidget *parent,
   g_autofree char *limit = g_strdup_printf (ngettext ("%d day", "%d days", days), days);
   g_autofree char *body = NULL;
 
-  /* Translators: %s is "7 days" */
-  body = g_strdup_printf (ngettext ("%u saved session is older than %s and will be cleared. "
-                                    "This cannot be undone.",
-                                    "%u saved sessions are older than %s and will be cleared. "
-                                    "This cannot be undone.", n_saved),
-                          n_saved, limit);
+  if (n_saved == SR_CLEAR_DIALOG_UNKNOWN)
+    /* Translators: %s is "7 days" */
+    body = g_strdup_printf (_("Saved sessions older than %s will be cleared. They could not "
+                              "be counted. This cannot be undone."), limit);
+  else
+    /* Translators: %s is "7 days" */
+    body = g_strdup_printf (ngettext ("%u saved session is older than %s and will be cleared. "
+                                      "This cannot be undone.",
+                                      "%u saved sessions are older than %s and will be cleared. "
+                                      "This cannot be undone.", n_saved),
+                            n_saved, limit);
   return clear_dialog_new (parent, _("Clear Older Saved Sessions?"), body, _("C_lear"));
 }
 

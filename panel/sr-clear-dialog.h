@@ -22,6 +22,9 @@ SrClearDialog *sr_clear_dialog_new_for_all (GtkWidget *parent,
 SrClearDialog *sr_clear_dialog_new_for_app (GtkWidget *parent,
                                             SrAppItem *item,
                                             gboolean   turn_off);
+/* For a count of saved sessions that could not be taken. */
+#define SR_CLEAR_DIALOG_UNKNOWN G_MAXUINT
+
 SrClearDialog *sr_clear_dialog_new_for_retention (GtkWidget *parent,
                                                   guint      n_saved,
                                                   int        days);

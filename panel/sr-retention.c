@@ -31,7 +31,8 @@ typedef struct {
   SrClient *client;     /* (owned) */
   SrAppList *apps;      /* (owned) */
   int days;
-  guint n_older;        /* saved sessions all older than the new limit */
+  guint n_older;        /* saved sessions all older than the new limit;
+                         * SR_CLEAR_DIALOG_UNKNOWN: they could not be counted */
 } Retention;
 
 static void
@@ -63,6 +64,11 @@ on_set_cb (GObject      *source,
     }
   if (r->n_older == 0)
     return;
+  if (r->n_older == SR_CLEAR_DIALOG_UNKNOWN)
+    {
+      sr_app_list_reload (r->apps);
+      return;
+    }
   /* SetSetting reports nothing: what went is what the dialog counted. */
   text = sr_format_cleared (r->n_older);
   sr_toast_show (r->from, text);
@@ -111,7 +117,11 @@ on_counted_cb (GObject      *source,
   if (!sr_app_list_reload_finish (r->apps, result, &error) &&
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  for (guint i = 0; i < n; i++)
+  /* Not counted (the listing refused, or polkit not answering): what
+   * would go is not known, so the user is asked all the same. */
+  if (error != NULL)
+    r->n_older = SR_CLEAR_DIALOG_UNKNOWN;
+  for (guint i = 0; error == NULL && i < n; i++)
     {
       g_autoptr(SrAppItem) item = g_list_model_get_item (G_LIST_MODEL (r->apps), i);
 

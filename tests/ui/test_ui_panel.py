@@ -333,6 +333,19 @@ class PanelTest(PanelTestCase):
         self.assertIn('reopens at login', self.row_text('Files'))
         self.assertFalse(self.find_all('button', 'Retry'))
 
+    def test_shortening_retention_asks_when_the_listing_is_refused(self):
+        # What would go cannot be counted: it asks all the same, and says so.
+        self.s.set_allowed(['org.gnome.SessionRestore.configure', 'org.gnome.SessionRestore.clear'])
+        self.show_view('Settings')
+        self.choose_keep(['Up'], '7 Days')
+        body = self.find('label', 'will be cleared')
+        self.assertEqual(body.get_name(), 'Saved sessions older than 7 days will be cleared. They could '
+                                          'not be counted. This cannot be undone.')
+        self.assertEqual(self.find('combo box', 'Keep Saved Sessions For').get_description(), '30 Days')
+        self.click_button('Cancel')
+        self.gone('label', 'will be cleared')
+        self.assertEqual(self.s.gsettings_value('max-age-days'), 30)
+
     def test_listing_polkit_cannot_answer_still_lists_the_apps(self):
         self.show_view('Apps')
         self.assertIn('reopens at login', self.row_text('Files'))
