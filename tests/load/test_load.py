@@ -1,4 +1,4 @@
-"""Load: 64 clients x 10,000 CheckSave/CheckRestore calls (sr-load) while
+"""Load: 64 clients x 6,000 CheckSave/CheckRestore calls (sr-load) while
 this test churns the settings through gsettings and the D-Bus API. Every
 call must be answered, every answer must be the one the rules give for
 settings that could have been in force while the call was out, and at the
@@ -32,7 +32,7 @@ from srtest import (BUILD_DIR, BUS_NAME, DESKTOP_SCHEMA, IFACE, OBJECT_PATH,
 
 SR_LOAD = os.environ.get('SR_LOAD_EXE', os.path.join(BUILD_DIR, 'tests', 'load', 'sr-load'))
 CLIENTS = int(os.environ.get('SR_LOAD_CLIENTS', '64'))
-CALLS = int(os.environ.get('SR_LOAD_CALLS', '10000'))
+CALLS = int(os.environ.get('SR_LOAD_CALLS', '6000'))
 SEED = int(os.environ.get('SR_LOAD_SEED', '0')) or random.randrange(1, 1 << 30)
 # Mean pause between settings changes (s): long enough that most calls are
 # judged against one state; SR_LOAD_PAUSE=0 churns flat out (for hunting).
