@@ -159,6 +159,34 @@ sr_format_gnome_session_saved_before (GVariant   *state,
   return apps;
 }
 
+/* @state, its other keys as they were, with the instances @kept in place
+ * of its own (ending @kept). */
+static GVariant *
+with_instances (GVariant        *state,
+                GVariantBuilder *kept)
+{
+  g_auto(GVariantBuilder) result = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  gboolean replaced = FALSE;
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      if (g_str_equal (key, "instances"))
+        {
+          /* A repeated key is dropped: lookups only ever saw the first. */
+          if (!replaced)
+            g_variant_builder_add (&result, "{sv}", key, g_variant_builder_end (kept));
+          replaced = TRUE;
+        }
+      else
+        g_variant_builder_add (&result, "{sv}", key, value);
+    }
+  return g_variant_ref_sink (g_variant_builder_end (&result));
+}
+
 /* The state without the instances of @apps (NULL: of every app). Returns
  * NULL when nothing would change. Entries whose key is no valid app id can
  * only be removed by clearing everything. */
@@ -169,13 +197,9 @@ sr_format_gnome_session_without (GVariant   *state,
                           guint64    *out_bytes,
                           GPtrArray  *out_apps)
 {
-  g_auto(GVariantBuilder) result = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
   g_auto(GVariantBuilder) kept = G_VARIANT_BUILDER_INIT (INSTANCES_TYPE);
   g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
-  gboolean changed = FALSE, replaced = FALSE;
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
+  gboolean changed = FALSE;
 
   *out_entries = 0;
   *out_bytes = 0;
@@ -205,21 +229,7 @@ sr_format_gnome_session_without (GVariant   *state,
   if (!changed)
     return NULL;
 
-  g_variant_iter_init (&iter, state);
-  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      if (g_str_equal (key, "instances"))
-        {
-          /* A repeated key is dropped: lookups only ever saw the first. */
-          if (!replaced)
-            g_variant_builder_add (&result, "{sv}", key, g_variant_builder_end (&kept));
-          replaced = TRUE;
-        }
-      else
-        g_variant_builder_add (&result, "{sv}", key, value);
-    }
-
-  return g_variant_ref_sink (g_variant_builder_end (&result));
+  return with_instances (state, &kept);
 }
 
 /* Tells @filter of every id the app's entry @value, (a{sv}aa{sv}), holds:
@@ -301,13 +311,9 @@ sr_format_gnome_session_filter (GVariant                         *state,
                                 const SrFormatGnomeSessionFilter *filter,
                                 gpointer                          user_data)
 {
-  g_auto(GVariantBuilder) result = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
   g_auto(GVariantBuilder) kept = G_VARIANT_BUILDER_INIT (INSTANCES_TYPE);
   g_autoptr(GVariant) instances = g_variant_lookup_value (state, "instances", INSTANCES_TYPE);
-  gboolean changed = FALSE, replaced = FALSE, dirty = TRUE;
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
+  gboolean changed = FALSE, dirty = TRUE;
 
   if (instances == NULL)
     return NULL;
@@ -340,19 +346,5 @@ sr_format_gnome_session_filter (GVariant                         *state,
   if (!changed)
     return NULL;
 
-  g_variant_iter_init (&iter, state);
-  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      if (g_str_equal (key, "instances"))
-        {
-          /* A repeated key is dropped: lookups only ever saw the first. */
-          if (!replaced)
-            g_variant_builder_add (&result, "{sv}", key, g_variant_builder_end (&kept));
-          replaced = TRUE;
-        }
-      else
-        g_variant_builder_add (&result, "{sv}", key, value);
-    }
-
-  return g_variant_ref_sink (g_variant_builder_end (&result));
+  return with_instances (state, &kept);
 }
