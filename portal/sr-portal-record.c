@@ -257,6 +257,25 @@ sr_portal_app_discard (SrApp      *app,
   add_id (app->discard, id);
 }
 
+/* The app reports @id deleted: it is asked for no more, whether it was
+ * to discard or of state cleared. Whether it was asked for. */
+gboolean
+sr_portal_app_deleted (SrApp      *app,
+                       const char *id)
+{
+  GPtrArray *lists[] = { app->discard, app->cleared_ids };
+  gboolean found = FALSE;
+  guint index;
+
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    if (g_ptr_array_find_with_equal_func (lists[i], id, g_str_equal, &index))
+      {
+        g_ptr_array_remove_index (lists[i], index);
+        found = TRUE;
+      }
+  return found;
+}
+
 void
 sr_portal_app_add_cleared (SrApp      *app,
                            const char *id)

@@ -648,16 +648,6 @@ confirming_session (SrPortal              *self,
 }
 
 static void
-remove_id (GPtrArray  *list,
-           const char *id)
-{
-  guint index;
-
-  if (g_ptr_array_find_with_equal_func (list, id, g_str_equal, &index))
-    g_ptr_array_remove_index (list, index);
-}
-
-static void
 handle_discarded (SrPortal              *self,
                   GDBusMethodInvocation *invocation,
                   const char            *handle,
@@ -676,8 +666,7 @@ handle_discarded (SrPortal              *self,
       /* Only what this handle was asked to discard. */
       if (!g_hash_table_remove (session->asked_discard, ids[i]))
         continue;
-      remove_id (app->discard, ids[i]);
-      remove_id (app->cleared_ids, ids[i]);
+      sr_portal_app_deleted (app, ids[i]);
       changed = TRUE;
     }
   if (changed)

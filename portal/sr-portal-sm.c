@@ -94,18 +94,6 @@ state_file_exists (const char *app_id,
   return lstat (flatpak, &st) == 0 || errno != ENOENT;
 }
 
-static gboolean
-remove_id (GPtrArray  *list,
-           const char *id)
-{
-  guint index;
-
-  if (!g_ptr_array_find_with_equal_func (list, id, g_str_equal, &index))
-    return FALSE;
-  g_ptr_array_remove_index (list, index);
-  return TRUE;
-}
-
 /* Adds to @ids (of GVariant strings, floating) the ids of @list that
  * @app's registering @session is to clean up; drops those whose file is
  * gone: GTK would only warn that it cannot delete it. TRUE if any was
@@ -277,8 +265,7 @@ deleted_instance_ids (SrPortal              *self,
     return;
   for (guint i = 0; ids[i] != NULL; i++)
     {
-      changed |= remove_id (app->discard, ids[i]);
-      changed |= remove_id (app->cleared_ids, ids[i]);
+      changed |= sr_portal_app_deleted (app, ids[i]);
     }
   if (changed)
     sr_portal_record_save (self);

@@ -301,6 +301,8 @@ void       sr_portal_app_discard       (SrApp      *app,
                                         const char *id);
 void       sr_portal_app_add_cleared   (SrApp      *app,
                                         const char *id);
+gboolean   sr_portal_app_deleted       (SrApp      *app,
+                                        const char *id);
 gboolean   sr_portal_app_make_room     (SrApp      *app);
 void       sr_portal_record_forget     (SrPortal   *self,
                                         const char * const *app_ids);
