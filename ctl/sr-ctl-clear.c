@@ -61,6 +61,23 @@ compare_names (gconstpointer a,
   return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* The names of the stores in @stores (nullable), the report's "stores",
+ * into @names, sorted; borrowed from @stores. */
+static void
+add_store_names (GPtrArray *names,
+                 GVariant  *stores)
+{
+  GVariantIter iter;
+  const char *name;
+
+  if (stores == NULL)
+    return;
+  g_variant_iter_init (&iter, stores);
+  while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
+    g_ptr_array_add (names, (gpointer) name);
+  g_ptr_array_sort (names, compare_names);
+}
+
 static void
 print_report (SrCtl    *ctl,
               GVariant *report)
@@ -81,15 +98,7 @@ print_report (SrCtl    *ctl,
   g_variant_lookup (report, "bytes", "t", &bytes);
   stores = g_variant_lookup_value (report, "stores", G_VARIANT_TYPE_VARDICT);
 
-  if (stores != NULL)
-    {
-      GVariantIter iter;
-      const char *name;
-      g_variant_iter_init (&iter, stores);
-      while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
-        g_ptr_array_add (names, (gpointer) name);
-      g_ptr_array_sort (names, compare_names);
-    }
+  add_store_names (names, stores);
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = *(const char **) &names->pdata[i];
@@ -164,16 +173,7 @@ print_json_report (char     **app_ids,
   sr_json_uint (&json, bytes);
   sr_json_key (&json, "stores");
   sr_json_begin_object (&json);
-  if (stores != NULL)
-    {
-      GVariantIter iter;
-      const char *name;
-
-      g_variant_iter_init (&iter, stores);
-      while (g_variant_iter_next (&iter, "{&sv}", &name, NULL))
-        g_ptr_array_add (names, (gpointer) name);
-      g_ptr_array_sort (names, compare_names);
-    }
+  add_store_names (names, stores);
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = names->pdata[i];
